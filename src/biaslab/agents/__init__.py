@@ -1,0 +1,1 @@
+"""Reference agents: deterministic Inspect model providers that read only the conversation text."""

@@ -1,0 +1,364 @@
+"""``biaslab``: generate probes, run them as Inspect evals, analyse the logs, write reports.
+
+Heavy libraries (Inspect AI, pandas, matplotlib) are imported inside the commands that need them, so
+``generate``, ``resolve`` and ``suites`` start fast. Every error a user can cause ends in one line on
+stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from biaslab.errors import BiaslabError
+
+EXIT_USAGE = 2
+DEFAULT_LOG_DIR = "logs"
+
+
+def fail(message: str) -> NoReturn:
+    raise BiaslabError(message)
+
+
+def parse_params(pairs: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"bad parameter {pair!r}: expected key=value")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``1-5`` or ``1,2,7`` or ``3`` -> list of seeds."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, sep, hi = part.partition("-")
+            if sep:
+                seeds.extend(range(int(lo), int(hi) + 1))
+            else:
+                seeds.append(int(part))
+    except ValueError:
+        fail(f"bad --seeds {text!r}: use a range like 1-20 or a list like 1,2,3")
+    if not seeds or any(s < 0 for s in seeds):
+        fail(f"bad --seeds {text!r}: seeds must be non-negative and at least one")
+    return seeds
+
+
+def generation_options(func: Any) -> Any:
+    options = [
+        click.option("--preset", default=None, help="Named parameter set (see `biaslab suites`)."),
+        click.option("--n", "n", type=int, default=None, help="Number of items (per topology)."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Master seed."),
+        click.option(
+            "-p",
+            "params",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Suite parameter (repeatable).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="biaslab")
+def cli() -> None:
+    """Fresh, formally labelled reasoning probes for LLMs, and bias statistics."""
+
+
+@cli.command()
+def suites() -> None:
+    """List suites, their presets and parameters."""
+    from biaslab.suites.registry import get_suite, suite_names
+
+    for name in suite_names():
+        suite = get_suite(name)
+        click.echo(f"{name}: {suite.description}")
+        click.echo(
+            f"  presets: {', '.join(sorted(suite.presets))} (default: {suite.default_preset})"
+        )
+        click.echo(f"  default --n: {suite.default_n}")
+        click.echo("  parameters (-p key=value):")
+        for key, doc in suite.parameter_docs.items():
+            click.echo(f"    {key}: {doc}")
+
+
+@cli.command()
+@click.argument("suite")
+@generation_options
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="JSONL file.")
+@click.option("--stats", is_flag=True, help="Print the label balance of the generated set.")
+def generate(
+    suite: str,
+    preset: str | None,
+    n: int | None,
+    seed: int,
+    params: tuple[str, ...],
+    output: Path,
+    stats: bool,
+) -> None:
+    """Generate items only (no model): OUTPUT.jsonl plus OUTPUT.meta.json."""
+    from biaslab import __version__
+    from biaslab.runner import generate_items
+    from biaslab.schema import GenerationMeta, write_items
+
+    generated = generate_items(suite, preset=preset, n=n, seed=seed, params=parse_params(params))
+    meta = GenerationMeta(
+        suite=suite,
+        generator_version=f"biaslab {__version__} / {generated.suite.generator_version}",
+        seed=seed,
+        config=generated.config,
+        n_items=len(generated.items),
+    )
+    write_items(output, generated.items, meta)
+    click.echo(f"wrote {len(generated.items)} items to {output}", err=True)
+    if stats:
+        click.echo(json.dumps(generated.suite.label_stats(generated.items), indent=2))
+
+
+def _check_model(model: str) -> None:
+    """Build the model once so a missing API key or unknown provider is one line, not a traceback."""
+    from inspect_ai.model import get_model
+
+    try:
+        get_model(model)
+    except BiaslabError:
+        raise
+    except Exception as exc:  # providers raise many types for keys/names
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fail(f"cannot use model {model!r}: {first}")
+
+
+def run_suite(
+    suite: str,
+    *,
+    models: Sequence[str],
+    preset: str | None,
+    n: int | None,
+    seed: int,
+    params: dict[str, str],
+    log_dir: Path,
+    limit: int | None,
+    max_connections: int | None,
+    display: str | None = None,
+) -> list[Any]:
+    """Run one suite against models; returns the Inspect logs."""
+    from inspect_ai import eval as inspect_eval
+
+    from biaslab.runner import suite_task
+
+    for model in models:
+        _check_model(model)
+    task = suite_task(suite, preset=preset, n=n, seed=seed, params=params)
+    logs = inspect_eval(
+        task,
+        model=list(models),
+        log_dir=str(log_dir),
+        limit=limit,
+        max_connections=max_connections,
+        display=display,  # type: ignore[arg-type]
+        score_display=False,
+    )
+    return list(logs)
+
+
+@cli.command()
+@click.argument("suite")
+@click.option("--model", "models", multiple=True, required=True, help="provider/name (repeatable).")
+@generation_options
+@click.option("--seeds", default=None, help="Run once per seed, e.g. 1-20 (reproducibility).")
+@click.option("--log-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_LOG_DIR))
+@click.option("--limit", type=int, default=None, help="Run only the first N items.")
+@click.option("--max-connections", type=int, default=None, help="Concurrent model requests.")
+@click.option("--display", default=None, help="Inspect display: full, rich, plain, log, none.")
+def run(
+    suite: str,
+    models: tuple[str, ...],
+    preset: str | None,
+    n: int | None,
+    seed: int,
+    params: tuple[str, ...],
+    seeds: str | None,
+    log_dir: Path,
+    limit: int | None,
+    max_connections: int | None,
+    display: str | None,
+) -> None:
+    """Run a suite as an Inspect eval and write Inspect logs."""
+    parsed = parse_params(params)
+    for one_seed in parse_seeds(seeds) if seeds else [seed]:
+        logs = run_suite(
+            suite,
+            models=models,
+            preset=preset,
+            n=n,
+            seed=one_seed,
+            params=parsed,
+            log_dir=log_dir,
+            limit=limit,
+            max_connections=max_connections,
+            display=display,
+        )
+        for log in logs:
+            click.echo(
+                f"{log.eval.model} seed={one_seed}: {log.status} -> {log.location}", err=True
+            )
+            if log.status != "success":
+                raise SystemExit(1)
+
+
+def analyse_path(path: Path) -> dict[str, Any]:
+    """suite name -> analysis results (pydantic) for every biaslab log at ``path``."""
+    from biaslab.frames import logs_by_suite, read_logs, turn_frame
+    from biaslab.suites.registry import get_suite
+
+    results: dict[str, Any] = {}
+    for suite_name, logs in sorted(logs_by_suite(read_logs(path)).items()):
+        results[suite_name] = get_suite(suite_name).analyze(turn_frame(logs))
+    return results
+
+
+@cli.command()
+@click.argument("logs", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="results.json")
+def analyze(logs: Path, as_json: bool, output: Path | None) -> None:
+    """Analyse Inspect logs (a file or a directory); never calls a model."""
+    from biaslab.suites.registry import get_suite
+
+    results = analyse_path(logs)
+    payload = {name: result.model_dump(mode="json") for name, result in results.items()}
+    text = json.dumps(payload if len(payload) > 1 else next(iter(payload.values())), indent=2)
+    if output is not None:
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc.strerror or exc}")
+    if as_json:
+        click.echo(text)
+    else:
+        for name, result in results.items():
+            click.echo(get_suite(name).tables(result))
+
+
+@cli.command()
+@click.argument("logs", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
+def report(logs: Path, output: Path) -> None:
+    """Write report.md, report.html and figures from the analysis of Inspect logs."""
+    from biaslab.report import write_report
+
+    written = write_report(analyse_path(logs), output)
+    click.echo(f"report written to {written}")
+
+
+@cli.command()
+def models() -> None:
+    """List the built-in model providers and how to use remote ones."""
+    from biaslab.agents.base import agent_catalogue
+
+    click.echo("Reference agents (offline, deterministic; --model biaslab/<name>):")
+    for name, doc in agent_catalogue().items():
+        click.echo(f"  biaslab/{name}: {doc}")
+    click.echo("Embedded model (offline): biaslab/local  (biaslab/local?threads=2&ctx=4096)")
+    click.echo("Remote models: any Inspect provider, e.g. openai/gpt-4o-mini (OPENAI_API_KEY),")
+    click.echo("  anthropic/claude-sonnet-4-0 (ANTHROPIC_API_KEY), vllm/<hf-id>, ollama/<name>,")
+    click.echo("  openai-api/<service>/<model> for any OpenAI-compatible server")
+    click.echo("  (<SERVICE>_BASE_URL and <SERVICE>_API_KEY).")
+
+
+@cli.command()
+@click.argument("network", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Answer plus supporting/defeated paths.")
+@click.option("--subject", default=None, help="Override the file's query subject.")
+@click.option("--property", "prop", default=None, help="Override the file's query property.")
+def resolve(network: Path, as_json: bool, subject: str | None, prop: str | None) -> None:
+    """Resolve NETWORK.json with skeptical inheritance: prints yes, no or unknown."""
+    from biaslab.suites.defeasible.network import load_network
+    from biaslab.suites.defeasible.resolver import explain
+
+    net, query = load_network(network)
+    subject = subject or (query.subject if query else None)
+    prop = prop or (query.property if query else None)
+    if not subject or not prop:
+        fail(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
+    explanation = explain(net, subject, prop)
+    if as_json:
+        click.echo(json.dumps(explanation.to_dict(), indent=2))
+    else:
+        click.echo(explanation.answer)
+
+
+DEMO_AGENTS = (
+    "biaslab/oracle",
+    "biaslab/random",
+    "biaslab/always-yes",
+    "biaslab/sticky?p=0.9",
+    "biaslab/last-polarity",
+    "biaslab/negation",
+)
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("biaslab-demo"))
+@click.option("--n", "n", type=int, default=4, show_default=True, help="Items per topology.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--local/--no-local", "with_local", default=False, help="Include biaslab/local.")
+def demo(out: Path, n: int, seed: int, with_local: bool) -> None:
+    """Generate a small set, run the reference agents on it, analyse, report (offline)."""
+    from biaslab.report import write_report
+
+    models = list(DEMO_AGENTS) + (["biaslab/local"] if with_local else [])
+    log_dir = out / "logs"
+    for suite in ("defeasible",):
+        click.echo(f"[demo] {suite}: {n} items per split, {len(models)} models", err=True)
+        run_suite(
+            suite,
+            models=models,
+            preset=None,
+            n=n,
+            seed=seed,
+            params={},
+            log_dir=log_dir,
+            limit=None,
+            max_connections=None,
+            display="none",
+        )
+    click.echo("[demo] analysing and writing the report", err=True)
+    written = write_report(analyse_path(log_dir), out / "report")
+    click.echo(f"report written to {written}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: one line and exit 2 for user errors, never a traceback."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except BiaslabError as exc:
+        click.echo(f"biaslab: error: {exc}", err=True)
+        return EXIT_USAGE
+    except click.UsageError as exc:
+        click.echo(f"biaslab: error: {exc.format_message()}", err=True)
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        click.echo(f"biaslab: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except click.Abort:
+        click.echo("biaslab: aborted", err=True)
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Config -> items -> Inspect task, shared by ``biaslab run`` and ``inspect eval biaslab/<suite>``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from biaslab.schema import Item
+from biaslab.suites.registry import Suite, get_suite
+
+
+@dataclass(frozen=True)
+class Generated:
+    suite: Suite
+    config: dict[str, Any]
+    seed: int
+    items: list[Item]
+
+
+def generate_items(
+    suite_name: str,
+    *,
+    preset: str | None,
+    n: int | None,
+    seed: int,
+    params: Mapping[str, object],
+) -> Generated:
+    suite = get_suite(suite_name)
+    config = suite.resolve_config(preset, {k: _as_param(v) for k, v in params.items()})
+    count = suite.default_n if n is None else n
+    if count < 1:
+        from biaslab.errors import BiaslabError
+
+        raise BiaslabError(f"--n must be at least 1, got {count}")
+    items = suite.generate(config, seed, count)
+    return Generated(suite=suite, config=config.model_dump(mode="json"), seed=seed, items=items)
+
+
+def _as_param(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def suite_task(
+    suite_name: str,
+    *,
+    preset: str | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    logprobs: bool = True,
+    params: Mapping[str, object] | None = None,
+) -> Any:
+    """The Inspect Task for a suite's generated items."""
+    from biaslab.tasks import build_task
+
+    generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
+    return build_task(
+        suite_name, generated.items, config=generated.config, seed=seed, logprobs=logprobs
+    )

@@ -1,0 +1,117 @@
+"""Records written to disk. Every file carries ``schema_version`` so old files fail loudly, not subtly.
+
+An :class:`Item` is one sample of an evaluation: a (possibly multi-turn) conversation in which every
+:class:`Turn` is a user message that expects one constrained answer with a formally computed gold label.
+Single-turn suites simply have one turn. Suite-specific facts live in ``meta`` dictionaries so the shared
+layer never needs to know a suite's internals.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from biaslab.errors import BiaslabError
+
+SCHEMA_VERSION = 1
+
+
+class Record(BaseModel):
+    """Base for on-disk records: immutable, no unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Turn(Record):
+    """One user message and the single answer it asks for."""
+
+    index: int = Field(ge=0)
+    prompt: str
+    kind: str = Field(description="question kind, e.g. 'entailment' or 'effect'")
+    labels: tuple[str, ...] = Field(description="the answer labels the question allows")
+    gold: str
+    meta: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Item(Record):
+    """One sample: a system prompt and the turns, in the order they are asked."""
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str
+    id: str
+    system: str | None = None
+    turns: tuple[Turn, ...]
+    meta: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class GenerationMeta(Record):
+    """What is needed to regenerate a file of items byte for byte."""
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str
+    generator_version: str
+    seed: int
+    config: dict[str, JsonValue]
+    n_items: int
+
+
+def dumps_sorted(data: Any) -> str:
+    """Canonical JSON: sorted keys, no ASCII escaping, so equal data gives equal bytes."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def meta_path(items_path: Path) -> Path:
+    """``a.jsonl`` -> ``a.meta.json``: the sidecar holding seed, version and resolved config."""
+    return items_path.with_name(items_path.stem + ".meta.json")
+
+
+def write_items(path: Path, items: Sequence[Item], meta: GenerationMeta) -> None:
+    """Write items as JSONL (one sorted-key object per line) and the metadata sidecar."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            for item in items:
+                handle.write(dumps_sorted(item.model_dump(mode="json")) + "\n")
+        meta_path(path).write_text(
+            json.dumps(meta.model_dump(mode="json"), sort_keys=True, indent=2) + "\n",
+            encoding="utf-8",
+        )
+    except OSError as exc:
+        raise BiaslabError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def read_items(path: Path) -> list[Item]:
+    """Read a JSONL file of items, naming the line of the first malformed record."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise BiaslabError(f"cannot read {path}: not UTF-8 text") from exc
+    return list(_parse_item_lines(path, lines))
+
+
+def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BiaslabError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if version != SCHEMA_VERSION:
+            raise BiaslabError(
+                f"{path}:{number}: schema_version {version!r} is not supported "
+                f"(this biaslab reads version {SCHEMA_VERSION})"
+            )
+        try:
+            yield Item.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise BiaslabError(f"{path}:{number}: {where}: {first['msg']}") from exc

@@ -1,0 +1,1 @@
+"""Suites: one folder each, with the same parts (generate -> render -> task -> analyse)."""

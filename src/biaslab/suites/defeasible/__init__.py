@@ -1,0 +1,1 @@
+"""Defeasible reasoning and confirmation bias (DeReLab), with a formally correct skeptical resolver."""

@@ -1,0 +1,58 @@
+"""The suite contract and the list of suites. The CLI, the Inspect tasks and the report only talk to
+suites through :class:`Suite`, so adding a suite means adding one entry here."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from biaslab.errors import BiaslabError
+from biaslab.schema import Item
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Suite:
+    """What every suite exposes (generate -> render -> task -> analyse)."""
+
+    name: str
+    description: str
+    generator_version: str
+    default_preset: str
+    default_n: int
+    presets: Mapping[str, Mapping[str, Any]]
+    parameter_docs: Mapping[str, str]
+    resolve_config: Callable[[str | None, Mapping[str, str]], BaseModel]
+    generate: Callable[[Any, int, int], list[Item]]
+    label_stats: Callable[[Sequence[Item]], dict[str, Any]]
+    #: tidy frame (one row per answered turn, from :func:`biaslab.frames.turn_frame`) -> results
+    analyze: Callable[[pd.DataFrame], BaseModel]
+    #: results -> plain-text tables for the terminal
+    tables: Callable[[Any], str]
+    #: results, output dir -> Markdown body (figures written into the dir)
+    report: Callable[[Any, Path], str]
+
+
+#: suite name -> module holding ``SUITE``; imported only when the suite is used
+SUITE_MODULES: dict[str, str] = {
+    "defeasible": "biaslab.suites.defeasible.suite",
+}
+
+
+def suite_names() -> list[str]:
+    return sorted(SUITE_MODULES)
+
+
+def get_suite(name: str) -> Suite:
+    if name not in SUITE_MODULES:
+        raise BiaslabError(f"unknown suite {name!r} (known: {', '.join(suite_names())})")
+    suite = importlib.import_module(SUITE_MODULES[name]).SUITE
+    assert isinstance(suite, Suite)
+    return suite
