@@ -19,6 +19,7 @@ from inspect_ai.model import (
     Logprobs,
     ModelAPI,
     ModelOutput,
+    ModelUsage,
     TopLogprob,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -100,7 +101,14 @@ class ReferenceAgentAPI(ModelAPI):
             stop_reason="stop",
             logprobs=logprobs,
         )
-        return ModelOutput(model=self.model_name, choices=[choice])
+        # usage in whitespace-separated words: agents have no tokenizer, and Inspect would
+        # otherwise be tempted to count tokens with one that downloads its vocabulary
+        words_in = sum(len(m.text.split()) for m in request.messages)
+        words_out = len(text.split())
+        usage = ModelUsage(
+            input_tokens=words_in, output_tokens=words_out, total_tokens=words_in + words_out
+        )
+        return ModelOutput(model=self.model_name, choices=[choice], usage=usage)
 
 
 def biaslab_model_api(
