@@ -8,6 +8,7 @@ stderr and exit code 2.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,13 @@ DEFAULT_LOG_DIR = "logs"
 
 def fail(message: str) -> NoReturn:
     raise BiaslabError(message)
+
+
+def one_line(text: str) -> str:
+    """Collapse a multi-line library message (with rich markup) into one plain line."""
+    text = re.sub(r"\[/?[a-z ]+\]", "", text)
+    text = re.sub(r"^\s*ERROR:\s*", "", text.strip())
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def parse_params(pairs: Sequence[str]) -> dict[str, str]:
@@ -135,8 +143,7 @@ def _check_model(model: str) -> None:
     except BiaslabError:
         raise
     except Exception as exc:  # providers raise many types for keys/names
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        fail(f"cannot use model {model!r}: {first}")
+        fail(f"cannot use model {model!r}: {one_line(str(exc)) or type(exc).__name__}")
 
 
 def run_suite(
