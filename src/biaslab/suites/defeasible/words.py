@@ -1,0 +1,493 @@
+"""Pseudowords (nonce entity names) that carry no meaning a model could have memorised.
+
+Why not a word bank: the original shipped fixed banks that leaked meaning (Omnivor, Dogicue) and
+repeated words across banks. Here names are sampled fresh from a character trigram model of English
+word shapes, so they look pronounceable, then filtered so that none is (or inflects to) an English
+word known to ``wordfreq``.
+
+The model (after Chen & Goodman 1999 and the CGCA idea of König et al. 2020):
+
+* a letter is predicted from the two previous characters (``^`` pads the word start);
+* every transition is *bucketed by relative position* -- ``initial`` (first two letters), ``final``
+  (last two) and ``medial`` (the rest) -- so word-initial and word-final patterns do not bleed into
+  each other; the word length is therefore drawn first, from the training lengths;
+* probabilities use *interpolated modified Kneser-Ney* smoothing (three discounts per order and
+  bucket, continuation counts at the lower orders, a uniform floor), so every letter has non-zero
+  probability and each context's distribution sums to one.
+
+Training uses the most frequent English words in ``wordfreq`` (letters only, 4-10 long, type
+counts) and takes ~0.2 s (half of it importing ``wordfreq``, which the real-word filter needs
+anyway), so the model is trained at first use and cached (:func:`load_model`) rather than shipped
+as a file derived from wordfreq's CC BY-SA word lists. A golden test pins a few generated words so
+a change in ``wordfreq`` or in this code cannot silently change generated items.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate
+
+from biaslab.errors import BiaslabError
+
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+VOWELS = frozenset("aeiouy")
+PAD = "^"
+ORDER = 3  # trigram: two characters of history
+BUCKETS = ("initial", "medial", "final")
+EDGE = 2  # letters counted as word-initial and as word-final
+
+TRAIN_TOP_N = 20000
+TRAIN_MIN_LEN = 4
+TRAIN_MAX_LEN = 10
+MIN_WORD_LEN = 4  # nearly every pronounceable 3-letter string is in wordfreq
+MAX_WORD_LEN = 12
+
+MAX_CONSONANT_RUN = 3  # "str", "nst", "ght" are fine; longer runs are not
+MAX_VOWEL_RUN = 2
+CLUSTER_MIN_COUNT = 5  # a consonant cluster is legal where >= 5 training words have it (same place)
+COMMON_ZIPF = 4.0  # a pseudoword may not contain a word this frequent (4+ letters): "Rembody"
+COMMON_MIN_LEN = 4
+# profanity stems a generated name must not contain, whatever else it looks like
+BLOCKED_SUBSTRINGS = (
+    "bitch", "cock", "cunt", "dick", "fag", "fuck", "nazi", "nigg", "piss", "porn", "rape",
+    "shit", "slut", "whore",
+)  # fmt: skip
+
+
+_ATTEMPTS_PER_WORD = 400  # overall budget per requested word ...
+_MIN_ATTEMPTS = 2000
+_STALL_ATTEMPTS = 5000  # ... but give up once this many candidates in a row were rejected
+
+
+class PseudowordError(BiaslabError):
+    """Pseudowords cannot be produced as asked (bad bounds, or too many for the constraints)."""
+
+
+def position_bucket(index: int, length: int) -> int:
+    """Bucket of the letter at ``index`` in a word of ``length``: 0 initial, 1 medial, 2 final."""
+    if index < EDGE:
+        return 0
+    if index >= length - EDGE:
+        return 2
+    return 1
+
+
+# ---------------------------------------------------------------------------------------- training
+
+
+def training_words(top_n: int = TRAIN_TOP_N) -> list[str]:
+    """The training corpus: frequent English words, lowercase ASCII letters only, 4-10 letters."""
+    import wordfreq
+
+    words = []
+    seen: set[str] = set()
+    for word in wordfreq.top_n_list("en", top_n):
+        if (
+            TRAIN_MIN_LEN <= len(word) <= TRAIN_MAX_LEN
+            and word.isascii()
+            and word.isalpha()
+            and word.islower()
+            and any(ch in VOWELS for ch in word)
+            and word not in seen
+        ):
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+@dataclass(frozen=True)
+class TrainingCounts:
+    """What the model is estimated from: trigram counts per bucket, lengths, consonant clusters."""
+
+    trigrams: tuple[dict[str, dict[str, int]], ...]  # [bucket][history][letter] -> count
+    lengths: dict[int, int]
+    clusters: tuple[dict[str, int], ...]  # [place][cluster] -> number of words
+    n_words: int
+
+
+def count_transitions(words: Iterable[str]) -> TrainingCounts:
+    """Count letter trigrams (by position bucket), word lengths and consonant clusters (by place)."""
+    trigrams: tuple[dict[str, dict[str, int]], ...] = tuple({} for _ in BUCKETS)
+    clusters: tuple[dict[str, int], ...] = tuple({} for _ in BUCKETS)
+    lengths: dict[int, int] = {}
+    n_words = 0
+    for word in words:
+        if not (word.isascii() and word.isalpha() and word.islower()):
+            raise PseudowordError(f"training word {word!r} is not lowercase ASCII letters")
+        n_words += 1
+        lengths[len(word)] = lengths.get(len(word), 0) + 1
+        for start, run in _consonant_runs(word):
+            place = 0 if start == 0 else 2 if start + run == len(word) else 1
+            cluster = word[start : start + run]
+            clusters[place][cluster] = clusters[place].get(cluster, 0) + 1
+        padded = PAD * (ORDER - 1) + word
+        for i, ch in enumerate(word):
+            row = trigrams[position_bucket(i, len(word))].setdefault(padded[i : i + ORDER - 1], {})
+            row[ch] = row.get(ch, 0) + 1
+    return TrainingCounts(trigrams, lengths, clusters, n_words)
+
+
+def build_pseudoword_model(words: Iterable[str] | None = None) -> PseudowordModel:
+    """Train a model on ``words`` (default: :func:`training_words`)."""
+    counts = count_transitions(training_words() if words is None else words)
+    if not counts.n_words:
+        raise PseudowordError("cannot train a pseudoword model on no words")
+    return PseudowordModel.from_counts(counts)
+
+
+# ---------------------------------------------------------------------------------------- model
+
+
+def _discounts(counts: Iterable[int]) -> tuple[float, float, float]:
+    """Modified Kneser-Ney discounts D1, D2, D3+ from count-of-counts (Chen & Goodman 1999)."""
+    n = [0, 0, 0, 0, 0]
+    for c in counts:
+        if 1 <= c <= 4:
+            n[c] += 1
+    if n[1] == 0 or n[2] == 0 or n[3] == 0:
+        return (0.5, 1.0, 1.5)
+    y = n[1] / (n[1] + 2 * n[2])
+    d1 = 1 - 2 * y * n[2] / n[1]
+    d2 = 2 - 3 * y * n[3] / n[2]
+    d3 = 3 - 4 * y * n[4] / n[3]
+    return (min(max(d1, 0.0), 1.0), min(max(d2, 0.0), 2.0), min(max(d3, 0.0), 3.0))
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One order of one bucket: (adjusted) counts per history and that order's discounts."""
+
+    rows: Mapping[str, Mapping[str, int]]
+    discounts: tuple[float, float, float]
+
+
+def _build_levels(trigrams: Mapping[str, Mapping[str, int]]) -> tuple[_Level, _Level, _Level]:
+    """Trigram counts -> bigram/unigram continuation counts (raw after the pad, as KenLM does)."""
+    bigram_left: dict[str, dict[str, set[str]]] = {}
+    bigram_raw: dict[str, dict[str, int]] = {}
+    for history, row in trigrams.items():
+        left, h1 = history[0], history[1]
+        for ch, c in row.items():
+            bigram_left.setdefault(h1, {}).setdefault(ch, set()).add(left)
+            raw = bigram_raw.setdefault(h1, {})
+            raw[ch] = raw.get(ch, 0) + c
+    bigrams: dict[str, dict[str, int]] = {}
+    for h1, row_sets in bigram_left.items():
+        if h1 == PAD:  # an n-gram starting at the pad has no left context to count
+            bigrams[h1] = dict(bigram_raw[h1])
+        else:
+            bigrams[h1] = {ch: len(lefts) for ch, lefts in row_sets.items()}
+    unigram_left: dict[str, set[str]] = {}
+    for h1, row2 in bigrams.items():
+        for ch in row2:
+            unigram_left.setdefault(ch, set()).add(h1)
+    unigrams = {"": {ch: len(lefts) for ch, lefts in unigram_left.items()}}
+
+    def level(rows: Mapping[str, Mapping[str, int]]) -> _Level:
+        return _Level(rows, _discounts(c for row in rows.values() for c in row.values()))
+
+    return level(unigrams), level(bigrams), level(trigrams)
+
+
+@dataclass(frozen=True, eq=False)
+class PseudowordModel:
+    """Position-bucketed character trigrams with interpolated modified Kneser-Ney smoothing."""
+
+    levels: tuple[tuple[_Level, _Level, _Level], ...]  # [bucket][order-1]
+    lengths: Mapping[int, int]
+    clusters: tuple[frozenset[str], frozenset[str], frozenset[str]]  # initial, medial, final
+    _cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
+    _cum_cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
+    _length_cache: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    @classmethod
+    def from_counts(cls, counts: TrainingCounts) -> PseudowordModel:
+        """Estimate the smoothed model from training counts."""
+        levels = tuple(_build_levels(bucket) for bucket in counts.trigrams)
+        # a consonant cluster is legal in a place (initial / medial / final) once enough training
+        # words have it there: König et al.'s legality check, learned rather than hand-listed
+        # ("mc" is a surname prefix, not English phonotactics)
+        initial, medial, final = (
+            frozenset(c for c, k in place.items() if k >= CLUSTER_MIN_COUNT and c[:2] != "mc")
+            for place in counts.clusters
+        )
+        return cls(levels, dict(counts.lengths), (initial, medial, final))
+
+    def _interpolated(self, bucket: int, context: str) -> tuple[float, ...]:
+        """P_KN(. | context) at order len(context)+1, recursing to the uniform floor (cached)."""
+        key = (bucket, context)
+        probs = self._cache.get(key)
+        if probs is not None:
+            return probs
+        lower = (
+            self._interpolated(bucket, context[1:])
+            if context
+            else (1.0 / len(ALPHABET),) * len(ALPHABET)
+        )
+        level = self.levels[bucket][len(context)]
+        row = level.rows.get(context)
+        if not row:  # unseen context: all mass goes to the shorter one
+            probs = lower
+        else:
+            total = sum(row.values())
+            by_count = (0.0, *level.discounts)  # discount for a count of 0, 1, 2, 3+
+            gamma = sum(by_count[min(c, 3)] for c in row.values()) / total
+            probs = tuple(
+                (row.get(ch, 0) - by_count[min(row.get(ch, 0), 3)]) / total + gamma * low
+                for ch, low in zip(ALPHABET, lower, strict=True)
+            )
+        self._cache[key] = probs
+        return probs
+
+    def distribution(self, bucket: int, history: str) -> tuple[float, ...]:
+        """P(next letter | bucket, last two characters), one entry per letter of ``ALPHABET``."""
+        if not 0 <= bucket < len(BUCKETS):
+            raise PseudowordError(f"bucket must be 0..{len(BUCKETS) - 1}, got {bucket}")
+        return self._interpolated(bucket, (PAD * (ORDER - 1) + history)[-(ORDER - 1) :])
+
+    def log_prob(self, word: str) -> float:
+        """Natural-log probability of ``word``'s letters given its length (candidate scoring)."""
+        padded = PAD * (ORDER - 1) + word.lower()
+        total = 0.0
+        for i, ch in enumerate(word.lower()):
+            probs = self.distribution(position_bucket(i, len(word)), padded[i : i + ORDER - 1])
+            total += math.log(probs[ALPHABET.index(ch)])
+        return total
+
+    def _length_table(self, min_len: int, max_len: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        table = self._length_cache.get((min_len, max_len))
+        if table is None:
+            lengths = tuple(range(min_len, max_len + 1))
+            # +1 so that lengths never seen in training (3, 11, 12) stay possible
+            weights = [self.lengths.get(k, 0) + 1 for k in lengths]
+            table = (lengths, tuple(accumulate(weights)))
+            self._length_cache[(min_len, max_len)] = table
+        return table
+
+    def _cumulative(self, bucket: int, history: str) -> tuple[float, ...]:
+        cum = self._cum_cache.get((bucket, history))
+        if cum is None:
+            cum = tuple(accumulate(self.distribution(bucket, history)))
+            self._cum_cache[(bucket, history)] = cum
+        return cum
+
+    def sample(self, rng: random.Random, min_len: int, max_len: int) -> str:
+        """A lowercase string: a length from the training histogram, then letters left to right."""
+        lengths, cum_len = self._length_table(min_len, max_len)
+        length = lengths[bisect_right(cum_len, rng.random() * cum_len[-1])]
+        history = PAD * (ORDER - 1)
+        letters = []
+        for i in range(length):
+            cum = self._cumulative(position_bucket(i, length), history)
+            index = min(bisect_right(cum, rng.random() * cum[-1]), len(ALPHABET) - 1)
+            letters.append(ALPHABET[index])
+            history = history[1:] + ALPHABET[index]
+        return "".join(letters)
+
+
+@lru_cache(maxsize=1)
+def load_model() -> PseudowordModel:
+    """The model trained on :func:`training_words` (trained on first use, then cached)."""
+    return build_pseudoword_model()
+
+
+# ---------------------------------------------------------------------------------------- filters
+
+
+def _consonant_runs(word: str) -> list[tuple[int, int]]:
+    """(start, length) of each maximal consonant run; 'y' is a consonant only word-initially."""
+    runs = []
+    start = -1
+    for i, ch in enumerate(word):
+        consonant = ch not in VOWELS or (ch == "y" and i == 0)
+        if consonant and start < 0:
+            start = i
+        elif not consonant and start >= 0:
+            runs.append((start, i - start))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(word) - start))
+    return runs
+
+
+def legality_problem(
+    word: str, *, min_len: int = 4, max_len: int = 8, model: PseudowordModel | None = None
+) -> str | None:
+    """Why ``word`` is not a pronounceable, neutral pseudoword shape, or None if it is fine.
+
+    Checks length, letters only, a vowel, no letter three times running, no doubled first letter,
+    consonant runs (<= 3 letters, each attested in that place in the training words), vowel runs
+    <= 2, q followed by u, no inflected look (-ing, -ed, plural -s: the names are used as singular
+    nouns and get pluralised) and no profanity stem.
+    """
+    w = word.lower()
+    if not min_len <= len(w) <= max_len:
+        return f"length {len(w)} outside {min_len}-{max_len}"
+    if not (w.isascii() and w.isalpha()):
+        return "not plain letters"
+    if not any(ch in VOWELS for ch in w[1:]) and w[0] not in "aeiou":
+        return "no vowel"
+    for i in range(len(w) - 2):
+        if w[i] == w[i + 1] == w[i + 2]:
+            return f"letter {w[i]!r} three times in a row"
+    if w[0] == w[1]:
+        return "doubled first letter"
+    legal = (model or load_model()).clusters
+    for start, run in _consonant_runs(w):
+        place = 0 if start == 0 else 2 if start + run == len(w) else 1
+        cluster = w[start : start + run]
+        if run > MAX_CONSONANT_RUN or cluster not in legal[place]:
+            return f"consonant cluster {cluster!r} not legal {BUCKETS[place]}ly"
+    vowel_run = 0
+    for i, ch in enumerate(w):
+        vowel_run = vowel_run + 1 if ch in VOWELS and not (ch == "y" and i == 0) else 0
+        if vowel_run > MAX_VOWEL_RUN:
+            return "vowel run too long"
+    if any(w[i] == "q" and w[i + 1 : i + 2] != "u" for i in range(len(w))):
+        return "q without u"
+    if w.endswith(("ing", "ed")) or (w.endswith("s") and not w.endswith(("ss", "us", "is", "os"))):
+        return "looks inflected"
+    for stem in BLOCKED_SUBSTRINGS:
+        if stem in w:
+            return "contains a blocked stem"
+    return None
+
+
+def deinflections(word: str) -> list[str]:
+    """Plausible stems of ``word`` if it were an inflected English form (plural, past, -ing)."""
+    w = word.lower()
+    stems: list[str] = []
+
+    def add(stem: str) -> None:
+        if len(stem) >= 3 and stem not in stems:
+            stems.append(stem)
+
+    if w.endswith("ies"):
+        add(w[:-3] + "y")
+    if w.endswith("es"):
+        add(w[:-2])
+    if w.endswith("s") and not w.endswith("ss"):
+        add(w[:-1])
+    if w.endswith("ied"):
+        add(w[:-3] + "y")
+    for suffix in ("ed", "ing"):
+        if w.endswith(suffix):
+            stem = w[: -len(suffix)]
+            add(stem)
+            add(stem + "e")
+            if len(stem) >= 2 and stem[-1] == stem[-2]:
+                add(stem[:-1])  # running -> run, stopped -> stop
+    return stems
+
+
+@lru_cache(maxsize=1)
+def _english_frequencies() -> Mapping[str, float]:
+    import wordfreq
+
+    return wordfreq.get_frequency_dict("en")
+
+
+@lru_cache(maxsize=65536)
+def _zipf(word: str) -> float:
+    """``wordfreq.zipf_frequency(word, "en")``; a dict miss (the usual case) is answered at once."""
+    if word not in _english_frequencies():  # lowercase letters tokenise to themselves
+        return 0.0
+    import wordfreq
+
+    return float(wordfreq.zipf_frequency(word, "en"))
+
+
+def is_english(word: str) -> bool:
+    """True if ``word`` or a simple de-inflection of it is in ``wordfreq`` (any frequency)."""
+    w = word.lower()
+    return _zipf(w) > 0 or any(_zipf(stem) > 0 for stem in deinflections(w))
+
+
+def contains_common_word(word: str) -> bool:
+    """True if a proper substring of 4+ letters is a frequent English word (zipf >= 4): "body"."""
+    w = word.lower()
+    return any(
+        _zipf(w[i : i + size]) >= COMMON_ZIPF
+        for size in range(COMMON_MIN_LEN, len(w))
+        for i in range(len(w) - size + 1)
+    )
+
+
+def _neighbourhood(word: str) -> set[str]:
+    """The word and every one-letter deletion: two words sharing any of these are confusable."""
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+# ---------------------------------------------------------------------------------------- API
+
+
+def pseudowords(
+    rng: random.Random,
+    n: int,
+    *,
+    min_len: int = 4,
+    max_len: int = 8,
+    exclude: Collection[str] = (),
+    allow_similar: bool = False,
+) -> list[str]:
+    """``n`` distinct capitalised pseudowords, drawn with ``rng`` only (same state, same words).
+
+    Every word passes :func:`legality_problem`, is not English (:func:`is_english`), contains no
+    frequent English word (:func:`contains_common_word`) and is not in ``exclude`` (any case).
+    Unless ``allow_similar``, no two returned words -- nor a returned and an excluded word -- are
+    within one edit or transposition of each other, so a conversation never mixes near-twins like
+    "Kitylu" and "Kitylo". Raises :class:`PseudowordError` for invalid bounds, or if ``n`` words
+    are not found within a generous number of attempts.
+    """
+    if n < 0:
+        raise PseudowordError(f"n must be >= 0, got {n}")
+    if not MIN_WORD_LEN <= min_len <= max_len <= MAX_WORD_LEN:
+        raise PseudowordError(
+            f"need {MIN_WORD_LEN} <= min_len <= max_len <= {MAX_WORD_LEN}, "
+            f"got min_len={min_len}, max_len={max_len}"
+        )
+    model = load_model()
+    excluded = {w.lower() for w in exclude}
+    taken: set[str] = set()
+    if not allow_similar:
+        for w in sorted(excluded):
+            taken |= _neighbourhood(w)
+    out: list[str] = []
+    chosen: set[str] = set()
+    attempts = max(_MIN_ATTEMPTS, _ATTEMPTS_PER_WORD * n)
+    last_success = 0
+    for attempt in range(attempts):
+        if len(out) == n or attempt - last_success > _STALL_ATTEMPTS:
+            break
+        w = model.sample(rng, min_len, max_len)
+        if (
+            w in chosen
+            or w in excluded
+            or legality_problem(w, min_len=min_len, max_len=max_len, model=model)
+        ):
+            continue
+        if not allow_similar:
+            hood = _neighbourhood(w)
+            if not hood.isdisjoint(taken):
+                continue
+        if is_english(w) or contains_common_word(w):
+            continue
+        chosen.add(w)
+        if not allow_similar:
+            taken |= hood
+        out.append(w.capitalize())
+        last_success = attempt
+    if len(out) < n:
+        raise PseudowordError(
+            f"found only {len(out)} of {n} distinct pseudowords of {min_len}-{max_len} letters "
+            "before running out of attempts; widen the length bounds, shrink exclude or allow "
+            "similar words"
+        )
+    return out

@@ -1,0 +1,235 @@
+"""Pseudowords: seeded, distinct, pronounceable, never English, from a bucketed Kneser-Ney model."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import wordfreq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from biaslab.errors import BiaslabError
+from biaslab.suites.defeasible import words as W
+from biaslab.suites.defeasible.words import (
+    ALPHABET,
+    PAD,
+    PseudowordError,
+    build_pseudoword_model,
+    contains_common_word,
+    count_transitions,
+    deinflections,
+    is_english,
+    legality_problem,
+    load_model,
+    position_bucket,
+    pseudowords,
+)
+
+
+@pytest.fixture(scope="module")
+def batch() -> list[str]:
+    return pseudowords(random.Random(12345), 300)
+
+
+def test_same_rng_state_gives_same_words() -> None:
+    assert pseudowords(random.Random(7), 40) == pseudowords(random.Random(7), 40)
+    assert pseudowords(random.Random(7), 40) != pseudowords(random.Random(8), 40)
+
+
+def test_golden_words_pin_model_and_filters() -> None:
+    # changes here mean generated items change: a new wordfreq release or an edit to the model
+    assert pseudowords(random.Random(0), 8) == [
+        "Redinsen",
+        "Ovinge",
+        "Maritian",
+        "Desindyo",
+        "Mortion",
+        "Golearo",
+        "Merytick",
+        "Presin",
+    ]
+
+
+def test_only_the_given_rng_is_used() -> None:
+    random.seed(99)
+    before = random.getstate()
+    pseudowords(random.Random(1), 20)
+    assert random.getstate() == before
+
+
+def test_a_prefix_of_draws_is_stable() -> None:
+    # the first k words do not depend on how many are asked for
+    assert pseudowords(random.Random(3), 50)[:10] == pseudowords(random.Random(3), 10)
+
+
+def test_distinct_capitalised_and_within_bounds(batch: list[str]) -> None:
+    assert len(batch) == 300
+    assert len({w.lower() for w in batch}) == 300
+    for w in batch:
+        assert w[0].isupper() and w[1:].islower() and w.isalpha() and w.isascii()
+        assert 4 <= len(w) <= 8
+
+
+def test_every_word_passes_the_filters(batch: list[str]) -> None:
+    for w in batch:
+        low = w.lower()
+        assert legality_problem(w) is None, w
+        assert not any(low[i] == low[i + 1] == low[i + 2] for i in range(len(low) - 2))
+        assert any(ch in "aeiouy" for ch in low)
+        assert not contains_common_word(w)
+
+
+def test_no_word_is_english_by_wordfreq_itself(batch: list[str]) -> None:
+    for w in batch:
+        assert wordfreq.zipf_frequency(w.lower(), "en") == 0, w
+        for stem in deinflections(w):
+            assert wordfreq.zipf_frequency(stem, "en") == 0, (w, stem)
+
+
+def test_no_two_words_are_near_twins(batch: list[str]) -> None:
+    lowered = [w.lower() for w in batch]
+    hoods = [W._neighbourhood(w) for w in lowered]
+    for i in range(len(hoods)):
+        for j in range(i + 1, len(hoods)):
+            assert hoods[i].isdisjoint(hoods[j]), (lowered[i], lowered[j])
+
+
+def test_exclude_is_case_insensitive_and_keeps_distance() -> None:
+    first = pseudowords(random.Random(5), 10)
+    again = pseudowords(random.Random(5), 10, exclude=[w.upper() for w in first])
+    assert not {w.lower() for w in first} & {w.lower() for w in again}
+    taken = set().union(*(W._neighbourhood(w.lower()) for w in first))
+    assert all(W._neighbourhood(w.lower()).isdisjoint(taken) for w in again)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(4, 4), (4, 5), (6, 9), (10, 12)])
+def test_length_bounds(lo: int, hi: int) -> None:
+    for w in pseudowords(random.Random(lo * 100 + hi), 15, min_len=lo, max_len=hi):
+        assert lo <= len(w) <= hi
+
+
+@pytest.mark.parametrize(("n", "lo", "hi"), [(-1, 4, 8), (3, 3, 8), (3, 6, 5), (3, 4, 13)], ids=str)
+def test_bad_arguments_raise_a_clear_error(n: int, lo: int, hi: int) -> None:
+    with pytest.raises(PseudowordError):
+        pseudowords(random.Random(0), n, min_len=lo, max_len=hi)
+
+
+def test_impossible_requests_raise_not_hang() -> None:
+    assert issubclass(PseudowordError, BiaslabError)
+    with pytest.raises(PseudowordError, match="found only"):
+        pseudowords(random.Random(0), 3000, min_len=4, max_len=4)
+
+
+def test_zero_words() -> None:
+    assert pseudowords(random.Random(0), 0) == []
+
+
+def test_legality_rules() -> None:
+    model = load_model()
+    assert legality_problem("Kitylu", model=model) is None
+    assert legality_problem("Baaab", model=model) is not None  # letter three times
+    assert legality_problem("Strptal", model=model) is not None  # 4-consonant run
+    assert legality_problem("Bcdfg", model=model) is not None  # no vowel
+    assert legality_problem("Zagqot", model=model) is not None  # q without u
+    assert legality_problem("Torbing", model=model) is not None  # looks inflected
+    assert legality_problem("Dorbs", model=model) is not None  # looks plural
+    assert legality_problem("Ngalo", model=model) is not None  # "ng" is not an English onset
+    assert legality_problem("Abc", model=model) is not None  # too short for the default
+
+
+def test_real_word_filter_catches_inflections() -> None:
+    assert "run" in deinflections("running")
+    assert "bake" in deinflections("baked")
+    assert "box" in deinflections("boxes")
+    assert "city" in deinflections("cities")
+    for word in ("Table", "tables", "jumped", "running", "carries"):
+        assert is_english(word), word
+    assert not is_english("Kitylu")
+    assert contains_common_word("Rembody")  # "body"
+    assert not contains_common_word("Kitylu")
+
+
+def test_real_word_lookup_matches_wordfreq() -> None:
+    for word in ("the", "heron", "zibber", "running", "qwxzv", "cat", "kitylu"):
+        assert W._zipf(word) == wordfreq.zipf_frequency(word, "en")
+
+
+# ---------------------------------------------------------------------------------------- model
+
+_CONTEXT_CHARS = PAD + ALPHABET
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bucket=st.integers(0, 2),
+    history=st.text(alphabet=_CONTEXT_CHARS, min_size=0, max_size=2),
+)
+def test_kneser_ney_distributions_sum_to_one(bucket: int, history: str) -> None:
+    probs = load_model().distribution(bucket, history)
+    assert len(probs) == len(ALPHABET)
+    assert math.isclose(sum(probs), 1.0, rel_tol=0, abs_tol=1e-12)
+    assert min(probs) > 0  # smoothing leaves no zero
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    corpus=st.lists(st.text(alphabet="abcdefg", min_size=1, max_size=9), min_size=1, max_size=30),
+    bucket=st.integers(0, 2),
+    history=st.text(alphabet=PAD + "abcdefgxyz", min_size=0, max_size=2),
+)
+def test_kneser_ney_sums_to_one_on_any_corpus(corpus: list[str], bucket: int, history: str) -> None:
+    probs = build_pseudoword_model(corpus).distribution(bucket, history)
+    assert math.isclose(sum(probs), 1.0, rel_tol=0, abs_tol=1e-12)
+    assert min(probs) > 0
+
+
+def test_unseen_context_backs_off_to_the_shorter_one() -> None:
+    model = build_pseudoword_model(["abab", "baba", "abba", "aabb"])
+    # "zz" was never seen as a history: all mass goes to the "z" level, itself unseen -> unigram
+    assert model.distribution(1, "zz") == model._interpolated(1, "")
+    # a seen context puts most mass on what followed it in training
+    probs = model.distribution(0, "")
+    unseen = max(p for ch, p in zip(ALPHABET, probs, strict=True) if ch not in "ab")
+    assert min(probs[ALPHABET.index("a")], probs[ALPHABET.index("b")]) > 10 * unseen
+
+
+def test_log_prob_prefers_english_shapes() -> None:
+    model = load_model()
+    assert model.log_prob("Mondel") > model.log_prob("Xqzjvk")
+
+
+def test_position_buckets() -> None:
+    assert [position_bucket(i, 7) for i in range(7)] == [0, 0, 1, 1, 1, 2, 2]
+    assert [position_bucket(i, 4) for i in range(4)] == [0, 0, 2, 2]
+    counts = count_transitions(["stand", "blink"])
+    assert counts.trigrams[0] == {"^^": {"s": 1, "b": 1}, "^s": {"t": 1}, "^b": {"l": 1}}
+    assert counts.trigrams[1] == {"st": {"a": 1}, "bl": {"i": 1}}
+    assert counts.trigrams[2] == {"ta": {"n": 1}, "an": {"d": 1}, "li": {"n": 1}, "in": {"k": 1}}
+
+
+def test_position_buckets_are_actually_used() -> None:
+    model = load_model()
+
+    def tv(p: tuple[float, ...], q: tuple[float, ...]) -> float:
+        return 0.5 * sum(abs(a - b) for a, b in zip(p, q, strict=True))
+
+    # word-initial letters differ from word-medial letters (unigram level of each bucket)
+    assert tv(model._interpolated(0, ""), model._interpolated(1, "")) > 0.15
+    # same two-letter history, different bucket: "-ing" is a word ending, not a word middle
+    final, medial = model.distribution(2, "in"), model.distribution(1, "in")
+    assert final[ALPHABET.index("g")] > 2 * medial[ALPHABET.index("g")]
+    assert tv(final, medial) > 0.15
+    # and in the generated words: first letters vs third letters
+    words = [w.lower() for w in pseudowords(random.Random(11), 400, min_len=6, max_len=8)]
+    first = [sum(w[0] == ch for w in words) / len(words) for ch in ALPHABET]
+    third = [sum(w[2] == ch for w in words) / len(words) for ch in ALPHABET]
+    assert tv(tuple(first), tuple(third)) > 0.2
+
+
+def test_count_transitions_rejects_non_letters() -> None:
+    with pytest.raises(PseudowordError):
+        count_transitions(["fine", "Not-ok"])
+    with pytest.raises(PseudowordError):
+        build_pseudoword_model([])
