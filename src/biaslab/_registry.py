@@ -26,6 +26,6 @@ def defeasible(
     **params: Any,
 ) -> Task:
     """Defeasible reasoning and confirmation bias (DeReLab); -T key=value sets suite parameters."""
-    return suite_task(  # type: ignore[no-any-return]
+    return suite_task(
         "defeasible", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params
     )

@@ -146,6 +146,40 @@ def _check_model(model: str) -> None:
         fail(f"cannot use model {model!r}: {one_line(str(exc)) or type(exc).__name__}")
 
 
+def registered_task(
+    suite: str, *, preset: str | None, n: int | None, seed: int, params: dict[str, str]
+) -> Any:
+    """The suite's registered Inspect task, so logs record ``biaslab/<suite>`` and its arguments
+    (which is what ``inspect eval-retry`` and our resume need)."""
+    from biaslab import _registry
+    from biaslab.suites.registry import get_suite
+
+    get_suite(suite)  # one-line error for an unknown suite
+    factory = getattr(_registry, suite)
+    return factory(preset=preset, n=n, seed=seed, **params)
+
+
+def unfinished_logs(
+    log_dir: Path, task_args: dict[str, Any], models: Sequence[str]
+) -> dict[str, Any]:
+    """model -> the latest errored/cancelled log of this exact task, when no run of it succeeded."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not log_dir.is_dir():
+        return {}
+    latest: dict[str, Any] = {}
+    finished: set[str] = set()
+    for info in list_eval_logs(str(log_dir), recursive=False):
+        header = read_eval_log(info, header_only=True)
+        if header.eval.model not in models or header.eval.task_args != task_args:
+            continue
+        if header.status == "success":
+            finished.add(header.eval.model)
+        elif header.status in ("error", "cancelled"):
+            latest[header.eval.model] = info
+    return {model: info for model, info in latest.items() if model not in finished}
+
+
 def run_suite(
     suite: str,
     *,
@@ -158,25 +192,36 @@ def run_suite(
     limit: int | None,
     max_connections: int | None,
     display: str | None = None,
+    resume: bool = True,
+    max_tokens: int | None = None,
 ) -> list[Any]:
-    """Run one suite against models; returns the Inspect logs."""
+    """Run one suite against models; a model whose earlier run of the same task failed is resumed
+    with Inspect's retry (finished samples are reused, not asked again). Returns the logs."""
     from inspect_ai import eval as inspect_eval
-
-    from biaslab.runner import suite_task
+    from inspect_ai import eval_retry
 
     for model in models:
         _check_model(model)
-    task = suite_task(suite, preset=preset, n=n, seed=seed, params=params)
-    logs = inspect_eval(
-        task,
-        model=list(models),
-        log_dir=str(log_dir),
-        limit=limit,
-        max_connections=max_connections,
-        display=display,  # type: ignore[arg-type]
-        score_display=False,
-    )
-    return list(logs)
+    task = registered_task(suite, preset=preset, n=n, seed=seed, params=params)
+    # the arguments Inspect records for the registered task (logprobs keeps its default)
+    task_args = {"preset": preset, "n": n, "seed": seed, "logprobs": True, **params}
+    retry = unfinished_logs(log_dir, task_args, models) if resume else {}
+    common: dict[str, Any] = {
+        "log_dir": str(log_dir),
+        "max_connections": max_connections,
+        "display": display,
+        "score_display": False,
+    }
+    if max_tokens is not None:
+        common["max_tokens"] = max_tokens
+    logs: list[Any] = []
+    for model, info in sorted(retry.items()):
+        click.echo(f"resuming {model} from {info.name}", err=True)
+        logs.extend(eval_retry(info, **common))
+    fresh = [model for model in models if model not in retry]
+    if fresh:
+        logs.extend(inspect_eval(task, model=fresh, limit=limit, **common))
+    return logs
 
 
 @cli.command()
@@ -188,6 +233,13 @@ def run_suite(
 @click.option("--limit", type=int, default=None, help="Run only the first N items.")
 @click.option("--max-connections", type=int, default=None, help="Concurrent model requests.")
 @click.option("--display", default=None, help="Inspect display: full, rich, plain, log, none.")
+@click.option("--max-tokens", type=int, default=None, help="Cap on tokens per answer.")
+@click.option(
+    "--resume/--no-resume",
+    default=True,
+    show_default=True,
+    help="Retry an earlier failed run of the same task in --log-dir, reusing finished samples.",
+)
 def run(
     suite: str,
     models: tuple[str, ...],
@@ -200,6 +252,8 @@ def run(
     limit: int | None,
     max_connections: int | None,
     display: str | None,
+    max_tokens: int | None,
+    resume: bool,
 ) -> None:
     """Run a suite as an Inspect eval and write Inspect logs."""
     parsed = parse_params(params)
@@ -215,6 +269,8 @@ def run(
             limit=limit,
             max_connections=max_connections,
             display=display,
+            resume=resume,
+            max_tokens=max_tokens,
         )
         for log in logs:
             click.echo(
@@ -301,7 +357,13 @@ def resolve(network: Path, as_json: bool, subject: str | None, prop: str | None)
         fail(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
     explanation = explain(net, subject, prop)
     if as_json:
-        click.echo(json.dumps(explanation.to_dict(), indent=2))
+        data = explanation.to_dict()
+        payload = {
+            "answer": data["answer"],
+            "query": {"subject": subject, "property": prop},
+            "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
+        }
+        click.echo(json.dumps(payload, indent=2))
     else:
         click.echo(explanation.answer)
 
@@ -316,30 +378,75 @@ DEMO_AGENTS = (
 )
 
 
+def local_model_available() -> bool:
+    """Whether the embedded model can run here (runtime installed and weights found)."""
+    import importlib.util
+
+    from biaslab.local.weights import bundled_gguf
+
+    return importlib.util.find_spec("xllamacpp") is not None and bundled_gguf() is not None
+
+
+LOCAL_DEMO_MAX_TOKENS = 24  # the tiny model rambles; an answer line needs a few tokens
+
+
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("biaslab-demo"))
 @click.option("--n", "n", type=int, default=4, show_default=True, help="Items per topology.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--local/--no-local", "with_local", default=False, help="Include biaslab/local.")
-def demo(out: Path, n: int, seed: int, with_local: bool) -> None:
-    """Generate a small set, run the reference agents on it, analyse, report (offline)."""
+@click.option(
+    "--local/--no-local",
+    "with_local",
+    default=None,
+    help="Include the embedded model biaslab/local (default: when it is installed).",
+)
+@click.option(
+    "--local-n", type=int, default=1, show_default=True, help="Items per topology for it."
+)
+def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) -> None:
+    """Generate a small set, run the reference agents (and the embedded model) on it, analyse,
+    and write a report. Needs no network and no API key."""
     from biaslab.report import write_report
 
-    models = list(DEMO_AGENTS) + (["biaslab/local"] if with_local else [])
+    if with_local is None:
+        with_local = local_model_available()
+        if not with_local:
+            click.echo("[demo] embedded model not installed: skipping biaslab/local", err=True)
     log_dir = out / "logs"
-    for suite in ("defeasible",):
-        click.echo(f"[demo] {suite}: {n} items per split, {len(models)} models", err=True)
+    for old in sorted(log_dir.glob("*.eval")) if log_dir.is_dir() else []:
+        old.unlink()  # the demo's own logs from an earlier demo: start afresh
+    suite = "defeasible"
+    click.echo(
+        f"[demo] {suite}: {n} items per topology, {len(DEMO_AGENTS)} reference agents", err=True
+    )
+    run_suite(
+        suite,
+        models=DEMO_AGENTS,
+        preset=None,
+        n=n,
+        seed=seed,
+        params={},
+        log_dir=log_dir,
+        limit=None,
+        max_connections=None,
+        display="none",
+        resume=False,
+    )
+    if with_local:
+        click.echo(f"[demo] {suite}: biaslab/local on {local_n} item(s) per topology", err=True)
         run_suite(
             suite,
-            models=models,
+            models=["biaslab/local"],
             preset=None,
-            n=n,
+            n=local_n,
             seed=seed,
             params={},
             log_dir=log_dir,
             limit=None,
             max_connections=None,
-            display="none",
+            display="plain",
+            resume=False,
+            max_tokens=LOCAL_DEMO_MAX_TOKENS,
         )
     click.echo("[demo] analysing and writing the report", err=True)
     written = write_report(analyse_path(log_dir), out / "report")

@@ -1,0 +1,256 @@
+"""CLI behaviour: every user error is one line on stderr and exit code 2; the main paths work."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from biaslab.cli import main
+
+BIASLAB = [sys.executable, "-m", "biaslab.cli"]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    merged = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*BIASLAB, *args], capture_output=True, text=True, env=merged, timeout=300
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("biaslab: error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture
+def cyclic_net(tmp_path: Path) -> Path:
+    path = tmp_path / "cyclic.json"
+    edges = [{"from": "a", "to": "b", "sign": "+"}, {"from": "b", "to": "a", "sign": "+"}]
+    path.write_text(json.dumps({"edges": edges, "query": {"subject": "a", "property": "b"}}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("generate", "nosuch", "-o", "x.jsonl"), "unknown suite 'nosuch'"),
+        (("generate", "defeasible", "-p", "oops", "-o", "x.jsonl"), "expected key=value"),
+        (("generate", "defeasible", "-p", "nosuchkey=1", "-o", "x.jsonl"), "nosuchkey"),
+        (("generate", "defeasible", "--preset", "nosuch", "-o", "x.jsonl"), "nosuch"),
+        (("generate", "defeasible", "--n", "0", "-o", "x.jsonl"), "--n"),
+        (("generate", "defeasible", "--seed", "-3", "-o", "x.jsonl"), "seed"),
+        (("generate", "defeasible", "--n", "1", "-o", "/proc/none/x.jsonl"), "cannot write"),
+        (("generate", "defeasible"), "Missing option"),
+        (("run", "nosuch", "--model", "biaslab/oracle"), "unknown suite"),
+        (("run", "defeasible", "--model", "biaslab/nope"), "unknown agent 'nope'"),
+        (("run", "defeasible", "--model", "nosuchprovider/x"), "nosuchprovider"),
+        (("run", "defeasible", "--model", "biaslab/oracle", "--seeds", "x-y"), "--seeds"),
+        (("analyze", "does/not/exist"), "no such log file or directory"),
+        (("report", "does/not/exist", "-o", "out"), "no such log file or directory"),
+        (("resolve", "does/not/exist.json"), "cannot read"),
+        (("nosuchcommand",), "No such command"),
+    ],
+)
+def test_user_errors_are_one_line_exit_2(
+    args: tuple[str, ...], fragment: str, tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [*BIASLAB, *args], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert_one_line_error(result, fragment)
+
+
+def test_missing_api_key_is_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if "OPENAI" not in k}
+    result = subprocess.run(
+        [*BIASLAB, "run", "defeasible", "--model", "openai/gpt-4o-mini", "--n", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert_one_line_error(result, "openai/gpt-4o-mini")
+    assert "OPENAI_API_KEY" in result.stderr
+
+
+def test_resolve_errors(tmp_path: Path, cyclic_net: Path) -> None:
+    assert_one_line_error(run_cli("resolve", str(cyclic_net)), "cycle")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert_one_line_error(run_cli("resolve", str(bad)), "not valid JSON")
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps({"edges": [], "colour": 1}))
+    assert_one_line_error(run_cli("resolve", str(extra)), "colour")
+    noquery = tmp_path / "noquery.json"
+    noquery.write_text(json.dumps({"edges": [{"from": "a", "to": "b", "sign": "+"}]}))
+    assert_one_line_error(run_cli("resolve", str(noquery)), "no query")
+
+
+def test_analyze_rejects_files_that_are_not_logs(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.eval"
+    junk.write_text("not a log")
+    assert_one_line_error(run_cli("analyze", str(junk)), "cannot read Inspect log")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_one_line_error(run_cli("analyze", str(empty)), "no biaslab eval logs")
+
+
+def test_resolve_tweety(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    net = {
+        "edges": [
+            {"from": "tweety", "to": "penguin", "sign": "+"},
+            {"from": "penguin", "to": "bird", "sign": "+"},
+            {"from": "bird", "to": "flies", "sign": "+"},
+            {"from": "penguin", "to": "flies", "sign": "-"},
+        ],
+        "query": {"subject": "tweety", "property": "flies"},
+    }
+    path = tmp_path / "tweety.json"
+    path.write_text(json.dumps(net))
+    assert main(["resolve", str(path)]) == 0
+    assert capsys.readouterr().out == "no\n"
+    assert main(["resolve", str(path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["answer"] == "no"
+    assert [p["text"] for p in payload["paths"]["supporting"]] == ["tweety -> penguin -/-> flies"]
+    assert "preempted" in payload["paths"]["defeated"][0]["reason"]
+
+
+def test_suites_and_models_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["suites"]) == 0
+    out = capsys.readouterr().out
+    assert "defeasible" in out and "easy" in out and "topology" in out
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    for name in ("oracle", "random", "always-yes", "sticky", "last-polarity", "negation", "local"):
+        assert f"biaslab/{name}" in out
+
+
+def _generate(tmp_path: Path, name: str, hashseed: str) -> bytes:
+    out = tmp_path / name
+    result = run_cli(
+        "generate",
+        "defeasible",
+        "--preset",
+        "easy",
+        "--n",
+        "6",
+        "--seed",
+        "42",
+        "-o",
+        str(out),
+        env={"PYTHONHASHSEED": hashseed},
+    )
+    assert result.returncode == 0, result.stderr
+    return out.read_bytes() + out.with_name(out.stem + ".meta.json").read_bytes()
+
+
+def test_generate_is_byte_identical_across_processes(tmp_path: Path) -> None:
+    first = _generate(tmp_path, "a.jsonl", "1")
+    second = _generate(tmp_path, "b.jsonl", "987")
+    assert first == second
+    assert len(first.splitlines()) >= 18
+
+
+def test_generate_stats_reports_label_balance(tmp_path: Path) -> None:
+    out = tmp_path / "s.jsonl"
+    result = run_cli("generate", "defeasible", "--n", "5", "-o", str(out), "--stats")
+    assert result.returncode == 0, result.stderr
+    json.loads(result.stdout)
+
+
+def test_run_analyze_report_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    args = ["run", "defeasible", "--model", "biaslab/oracle", "--model", "biaslab/always-yes"]
+    assert main([*args, "--n", "2", "--log-dir", str(logs), "--display", "none"]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(logs), "--json", "-o", str(tmp_path / "results.json")]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert results["suite"] == "defeasible"
+    oracle = results["models"]["biaslab/oracle"]
+    assert {"default", "linear", "tree"} <= set(oracle)
+    assert all(oracle[t]["entailment_accuracy"] == 1.0 for t in ("default", "linear", "tree"))
+    assert json.loads((tmp_path / "results.json").read_text()) == results
+    assert main(["analyze", str(logs)]) == 0
+    assert "biaslab/always-yes" in capsys.readouterr().out
+    assert main(["report", str(logs), "-o", str(tmp_path / "report")]) == 0
+    for name in ("report.md", "report.html", "defeasible_accuracy.png"):
+        assert (tmp_path / "report" / name).stat().st_size > 0
+
+
+def test_inspect_eval_uses_the_registered_task_and_provider(tmp_path: Path) -> None:
+    inspect = Path(sys.executable).with_name("inspect")
+    result = subprocess.run(
+        [
+            str(inspect),
+            "eval",
+            "biaslab/defeasible",
+            "--model",
+            "biaslab/oracle",
+            "--limit",
+            "2",
+            "-T",
+            "n=1",
+            "-T",
+            "topology=linear",
+            "--log-dir",
+            str(tmp_path),
+            "--display",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    from biaslab.frames import read_logs, turn_frame
+
+    frame = turn_frame(read_logs(tmp_path))
+    assert set(frame["item_topology"]) == {"linear"}
+    assert frame["correct"].all()
+
+
+def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from biaslab.cli import run_suite, unfinished_logs
+
+    args = {"preset": None, "n": 1, "seed": 3, "params": {"topology": "linear"}}
+    [log] = run_suite(
+        "defeasible",
+        models=["biaslab/oracle"],
+        log_dir=tmp_path,
+        limit=None,
+        max_connections=None,
+        display="none",
+        **args,  # type: ignore[arg-type]
+    )
+    task_args = {"preset": None, "n": 1, "seed": 3, "logprobs": True, "topology": "linear"}
+    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    # turn the finished log into a failed one: the next run must resume it, not start afresh
+    failed = read_eval_log(log.location)
+    failed.status = "error"
+    write_eval_log(failed, log.location)
+    assert list(unfinished_logs(tmp_path, task_args, ["biaslab/oracle"])) == ["biaslab/oracle"]
+    [resumed] = run_suite(
+        "defeasible",
+        models=["biaslab/oracle"],
+        log_dir=tmp_path,
+        limit=None,
+        max_connections=None,
+        display="none",
+        **args,  # type: ignore[arg-type]
+    )
+    assert resumed.status == "success"
+    assert resumed.eval.eval_id != log.eval.eval_id
+    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
