@@ -26,6 +26,16 @@ def defeasible(
     **params: Any,
 ) -> Task:
     """Defeasible reasoning and confirmation bias (DeReLab); -T key=value sets suite parameters."""
-    return suite_task(
-        "defeasible", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params
-    )
+    return suite_task("defeasible", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params)
+
+
+@task
+def tokenbias(
+    preset: str | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    logprobs: bool = True,
+    **params: Any,
+) -> Task:
+    """Token bias: matched original/twin problems; -T key=value sets suite parameters."""
+    return suite_task("tokenbias", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params)

@@ -30,6 +30,8 @@ Distribution = dict[str, float]
 PLUGIN_MODULES: list[str] = [
     "biaslab.agents.builtin",
     "biaslab.suites.defeasible.reasoner",
+    "biaslab.suites.defeasible.calibrated",
+    "biaslab.suites.tokenbias.reasoner",
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -11,6 +11,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_hex
+from matplotlib.ticker import MaxNLocator
 
 _PNG_METADATA = {"Software": None}  # no version/time stamps: same data -> same bytes
 
@@ -31,8 +33,7 @@ def heatmap(
     height = 1.2 + 0.45 * max(len(row_labels), 1)
     width = 2.5 + 1.1 * max(len(col_labels), 1)
     fig, ax = plt.subplots(figsize=(width, height))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("#dddddd")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels), rotation=30, ha="right")
     ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
@@ -44,6 +45,199 @@ def heatmap(
             ax.text(j, i, text, ha="center", va="center", color="white" if light else "black")
     fig.colorbar(image, ax=ax, label=cbar_label)
     ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
+    plt.close(fig)
+    return path
+
+
+Interval = tuple[float, float] | None
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata=_PNG_METADATA, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _nan(value: float | None) -> float:
+    return np.nan if value is None else float(value)
+
+
+def bar_chart(
+    path: Path,
+    categories: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    *,
+    title: str,
+    ylabel: str,
+    intervals: Mapping[str, Sequence[Interval]] | None = None,
+    log: bool = False,
+    reference: float | None = None,
+    ylim: tuple[float, float] | None = None,
+) -> Path:
+    """Grouped estimates (one group per category, one colour per series) with CI whiskers.
+
+    Linear scales draw bars; a log scale (e.g. odds ratios) draws points, since a bar's length
+    from an arbitrary axis floor means nothing there. A missing value is marked "n/a" rather than
+    silently dropped; ``reference`` draws a horizontal line (0 for a gap, 1 for an odds ratio).
+    """
+    names = list(series)
+    width = 0.8 / max(len(names), 1)
+    x = np.arange(len(categories), dtype=float)
+    fig, ax = plt.subplots(figsize=(3.5 + 0.5 * len(categories) * max(len(names), 2), 3.8))
+    for i, name in enumerate(names):
+        values = np.array([_nan(v) for v in series[name]], dtype=float)
+        pos = x - 0.4 + width * (i + 0.5)
+        if log:
+            (mark,) = ax.plot(pos, values, "o", label=name)
+            color = to_hex(mark.get_color())
+        else:
+            bars = ax.bar(pos, np.nan_to_num(values, nan=0.0), width, label=name)
+            color = "black"
+            for bar, value in zip(bars, values, strict=True):
+                bar.set_visible(not np.isnan(value))
+        for p, value in zip(pos, values, strict=True):
+            if np.isnan(value):
+                ax.annotate("n/a", (p, 0.02), xycoords=("data", "axes fraction"), ha="center",
+                            fontsize=7, rotation=90)  # fmt: skip
+        cis = (intervals or {}).get(name)
+        if cis is not None:
+            _whiskers(ax, pos, values, cis, color)
+    if reference is not None:
+        ax.axhline(reference, color="black", linewidth=0.8)
+    if log:
+        ax.set_yscale("log")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    _category_axis(ax, categories)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if len(names) > 1:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(fig, path)
+
+
+def _category_axis(ax: plt.Axes, categories: Sequence[str]) -> None:
+    """One tick per category, every group inside the axes; long lists are slanted."""
+    slanted = len(categories) > 3
+    ax.set_xticks(
+        range(len(categories)),
+        labels=list(categories),
+        rotation=30 if slanted else 0,
+        ha="right" if slanted else "center",
+    )
+    ax.set_xlim(-0.5, len(categories) - 0.5)
+
+
+def _whiskers(
+    ax: plt.Axes, pos: np.ndarray, values: np.ndarray, cis: Sequence[Interval], color: str
+) -> None:
+    """Asymmetric error bars where both the value and its interval are known."""
+    for p, value, ci in zip(pos, values, cis, strict=True):
+        if ci is None or np.isnan(value):
+            continue
+        err = [[max(value - ci[0], 0.0)], [max(ci[1] - value, 0.0)]]
+        ax.errorbar([p], [value], yerr=err, color=color, capsize=3, linewidth=1)
+
+
+Series = tuple[Sequence[float], Sequence[float], Sequence[Interval]]
+
+
+def line_bands(
+    path: Path,
+    panels: Mapping[str, Mapping[str, Series]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = None,
+    integer_x: bool = False,
+) -> Path:
+    """Small multiples: one panel per key, one line (x, y) per series with a shaded CI band.
+
+    A series keeps its colour in every panel, so a model can be followed across topologies.
+    """
+    names = sorted({name for series in panels.values() for name in series})
+    colors = {
+        name: plt.get_cmap("tab10" if len(names) <= 10 else "tab20")(i)
+        for i, name in enumerate(names)
+    }
+    n = max(len(panels), 1)
+    fig, axes = plt.subplots(1, n, figsize=(3.2 * n + 2.2, 3.8), sharey=True, squeeze=False)
+    for ax, (panel, series) in zip(axes[0], panels.items(), strict=False):
+        for name, (xs, ys, cis) in series.items():
+            x = np.asarray(xs, dtype=float)
+            ax.plot(x, np.asarray(ys, dtype=float), marker="o", color=colors[name], label=name)
+            lo = np.array([np.nan if ci is None else ci[0] for ci in cis], dtype=float)
+            hi = np.array([np.nan if ci is None else ci[1] for ci in cis], dtype=float)
+            ax.fill_between(x, lo, hi, color=colors[name], alpha=0.15, linewidth=0)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xlabel(xlabel)
+        if integer_x:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if ylim is not None:
+        axes[0][0].set_ylim(*ylim)
+    axes[0][0].set_ylabel(ylabel)
+    handles = [plt.Line2D([], [], color=colors[name], marker="o", label=name) for name in names]
+    fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def boxplot(
+    path: Path,
+    groups: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    ylabel: str,
+    points: bool = True,
+) -> Path:
+    """Box per group (e.g. per-seed accuracies of one model cell), raw points jittered on top."""
+    labels = list(groups)
+    data = [np.asarray(groups[k], dtype=float) for k in labels]
+    fig, ax = plt.subplots(figsize=(2.5 + 0.8 * len(labels), 4))
+    ax.boxplot(data, showfliers=not points)
+    slanted = len(labels) > 3
+    ax.set_xticks(
+        range(1, len(labels) + 1),
+        labels=labels,
+        rotation=30 if slanted else 0,
+        ha="right" if slanted else "center",
+    )
+    if points:
+        rng = np.random.default_rng(0)  # fixed jitter: same data -> same bytes
+        for i, values in enumerate(data, start=1):
+            jitter = rng.uniform(-0.12, 0.12, size=len(values))
+            ax.scatter(i + jitter, values, s=10, alpha=0.6, color="black", zorder=3)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def matched_tables(
+    path: Path, labels: Sequence[str], cells: Sequence[tuple[int, int, int, int]]
+) -> Path | None:
+    """One horizontal stacked bar per matched-pair test: both right, only original right,
+    only twin right, both wrong (shares of the pairs). ``None`` when there is nothing to draw."""
+    if not cells:
+        return None
+    data = np.array(cells, dtype=float)
+    totals = data.sum(axis=1, keepdims=True)
+    shares = np.divide(data, totals, out=np.zeros_like(data), where=totals > 0)
+    names = ("both right", "original only", "twin only", "both wrong")
+    colours = ("#4c9a5b", "#d98c2b", "#4a7ab8", "#b0b0b0")
+    fig, ax = plt.subplots(figsize=(9, 1.0 + 0.35 * len(labels)))
+    left = np.zeros(len(labels))
+    for column, (name, colour) in enumerate(zip(names, colours, strict=True)):
+        ax.barh(range(len(labels)), shares[:, column], left=left, color=colour, label=name)
+        left += shares[:, column]
+    ax.set_yticks(range(len(labels)), labels=list(labels), fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of pairs")
+    ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
     plt.close(fig)

@@ -1,0 +1,166 @@
+"""Configuration of the token-bias suite: one pydantic model, named presets and ``-p key=value`` parsing.
+
+Only meaningful family × hypothesis combinations are accepted (see :data:`HYPOTHESES`); anything else
+is a one-line :class:`~biaslab.errors.BiaslabError` naming the valid choices.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from biaslab.errors import BiaslabError
+
+FamilyName = Literal["linda", "syllogism", "horses"]
+HypothesisName = Literal["H1", "H2", "H3", "H4", "H5", "H6"]
+Mode = Literal["direct", "zs-cot", "one-shot", "one-shot-cot", "few-shot", "few-shot-cot"]
+LindaStyle = Literal["bio", "story", "news", "medical"]
+
+FAMILIES: tuple[FamilyName, ...] = ("linda", "syllogism", "horses")
+
+#: family -> the hypotheses it can test (what each one perturbs is in HYPOTHESIS_DOCS)
+HYPOTHESES: dict[FamilyName, tuple[HypothesisName, ...]] = {
+    "linda": ("H1", "H2", "H3", "H6"),
+    "syllogism": ("H4", "H5", "H6"),
+    "horses": ("H3",),
+}
+
+HYPOTHESIS_DOCS: dict[HypothesisName, str] = {
+    "H1": "linda: relevant added event -> irrelevant added event",
+    "H2": "linda: one-shot exemplar 'Linda' -> 'Bob' (same test question)",
+    "H3": "linda: celebrity -> generic name; horses: horses -> other animal and/or numbers",
+    "H4": "syllogism: 'All'/'Some' -> equivalent quantifier wordings",
+    "H5": "syllogism: reputable -> less reputable sources",
+    "H6": "linda, syllogism: no hint -> weak or strong hint",
+}
+
+
+class Config(BaseModel):
+    """What to generate. ``n`` and ``seed`` are arguments of ``generate``, not configuration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    family: FamilyName | Literal["all"] = "all"
+    hypothesis: HypothesisName | Literal["all"] = "all"
+    mode: Mode = "direct"
+    exemplar: Literal["linda", "bob"] = "linda"
+    hint: Literal["none", "weak", "strong"] = "none"
+    h6_hint: Literal["weak", "strong"] = "strong"
+    styles: tuple[LindaStyle, ...] = ("bio", "story", "news", "medical")
+    added_event: Literal["relevant", "irrelevant", "mixed"] = "relevant"
+    quantifiers: Literal["classic", "synonyms"] = "synonyms"
+    validity: Literal["balanced", "valid", "invalid"] = "balanced"
+    horses_twin: Literal["animal", "numbers", "both"] = "animal"
+    horses_numbers: Literal["classic", "varied"] = "varied"
+
+    @field_validator("styles")
+    @classmethod
+    def _some_styles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("at least one style is needed")
+        return tuple(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _valid_combination(self) -> Config:
+        if not combinations(self):
+            valid = "; ".join(f"{f}: {', '.join(h)}" for f, h in HYPOTHESES.items())
+            raise BiaslabError(
+                f"tokenbias: family {self.family!r} has no hypothesis {self.hypothesis!r} "
+                f"(valid: {valid})"
+            )
+        if self.hypothesis == "H6" and self.hint != "none":
+            raise BiaslabError(
+                "tokenbias: hint must be 'none' with H6 (h6_hint sets the twin's hint)"
+            )
+        return self
+
+
+def combinations(config: Config) -> list[tuple[FamilyName, HypothesisName]]:
+    """The (family, hypothesis) blocks a config generates, in a fixed order."""
+    families = FAMILIES if config.family == "all" else (config.family,)
+    return [
+        (family, hypothesis)
+        for family in families
+        for hypothesis in HYPOTHESES[family]
+        if config.hypothesis in ("all", hypothesis)
+    ]
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "linda": {"family": "linda"},
+    "classic-exemplar": {"family": "linda", "hypothesis": "H2", "mode": "one-shot"},
+    "quantifiers": {"family": "syllogism", "hypothesis": "H4"},
+    "sources": {"family": "syllogism", "hypothesis": "H5"},
+    "hints": {"hypothesis": "H6", "mode": "zs-cot", "h6_hint": "strong"},
+    "horses": {"family": "horses", "hypothesis": "H3", "horses_twin": "animal"},
+}
+
+PARAMETER_DOCS: dict[str, str] = {
+    "family": "linda | syllogism | horses | all — which problem family",
+    "hypothesis": "H1..H6 | all — which perturbation (only combinations the family supports)",
+    "mode": "direct | zs-cot | one-shot | one-shot-cot | few-shot | few-shot-cot "
+    "(H2 upgrades direct/zs-cot to one-shot/one-shot-cot: it needs an exemplar)",
+    "exemplar": "linda | bob — the one-/few-shot conjunction exemplar's name outside H2",
+    "hint": "none | weak | strong — hint for both items of a pair (not with H6; horses have none)",
+    "h6_hint": "weak | strong — the hint H6 adds to the twin",
+    "styles": "comma list of bio, story, news, medical — conjunction styles for H1/H2/H6 "
+    "(H3 is always celebrity)",
+    "added_event": "relevant | irrelevant | mixed — the conjunct of H2/H6 conjunction questions",
+    "quantifiers": "classic | synonyms — quantifier wording of H5/H6 syllogisms (H4 contrasts both)",
+    "validity": "balanced | valid | invalid — which syllogisms to emit",
+    "horses_twin": "animal | numbers | both — what the horses twin changes",
+    "horses_numbers": "classic | varied — the horses original's numbers when only the animal changes",
+}
+
+
+def resolve_config(
+    preset: str | None = "default", overrides: Mapping[str, str] | None = None
+) -> Config:
+    """Preset (None = "default") plus ``-p key=value`` overrides -> Config, with one-line errors
+    naming the valid keys and values."""
+    preset = preset or "default"
+    if preset not in PRESETS:
+        raise BiaslabError(f"unknown tokenbias preset {preset!r} (presets: {', '.join(PRESETS)})")
+    values: dict[str, Any] = dict(PRESETS[preset])
+    for key, raw in (overrides or {}).items():
+        values[key] = _parse_value(key, raw)
+    try:
+        return Config(**values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"]) or "config"
+        raise BiaslabError(f"tokenbias parameter {key}: {error['msg']}") from None
+
+
+def _parse_value(key: str, raw: str) -> Any:
+    if key not in Config.model_fields:
+        valid = ", ".join(Config.model_fields)
+        raise BiaslabError(f"unknown tokenbias parameter {key!r} (valid: {valid})")
+    choices = _choices(key)
+    values = [v.strip() for v in raw.split(",")] if key == "styles" else [raw.strip()]
+    bad = [v for v in values if choices and v not in choices]
+    if bad:
+        raise BiaslabError(
+            f"bad value {bad[0]!r} for tokenbias parameter {key} (choose from {', '.join(choices)})"
+        )
+    return tuple(values) if key == "styles" else values[0]
+
+
+def _choices(key: str) -> tuple[str, ...]:
+    """The literal values a field accepts (flattening unions and tuples of literals)."""
+    annotation = Config.model_fields[key].annotation
+    found: list[str] = []
+
+    def walk(tp: Any) -> None:
+        if typing.get_origin(tp) is Literal:
+            found.extend(str(a) for a in typing.get_args(tp))
+        else:
+            for arg in typing.get_args(tp):
+                walk(arg)
+
+    walk(annotation)
+    return tuple(dict.fromkeys(found))

@@ -1,0 +1,323 @@
+"""The twenty-five horses problem and its variants, with the answer derived rather than assumed.
+
+Problem (n, k, m): n animals of distinct, fixed speeds; a race holds at most k of them and reveals only
+their finishing order. What is the minimum number of races that identifies the m fastest, *in order*,
+whatever the results turn out to be (a game against an adversary who picks each race's order)?
+
+Where the answers come from:
+
+* **Exhaustive minimax search** (:func:`solve_min_races`): states are the known partial orders
+  (transitively closed, animals that m others beat are dropped), compared up to isomorphism; the
+  searcher picks a race, the adversary any finishing order consistent with what is known. This
+  settles every small case outright, e.g. (16, 4, 3) = 7 — the original repository's "n + 2 = 6" for
+  16 horses and 4 lanes is wrong — and even the classic (25, 5, 3) = 7 (about 20 s).
+* **Theorems** (:func:`min_races`) for the large cases the generator emits:
+
+  - m = 1: ⌈(n − 1)/(k − 1)⌉. Each race beats at most k − 1 previously unbeaten animals, and a
+    knock-out tournament achieves it.
+  - m ≥ 2 and (k − 1) divides (n − 1) with n > k: at least R₀ + 1 races, R₀ = (n − 1)/(k − 1).
+    Adversary: unbeaten animals finish ahead of beaten ones, and among unbeaten ones the animal
+    with the most wins finishes first. Finishing in R₀ races forces every race to hold k unbeaten
+    animals, so the last race contains the previous race's winner and the champion has won twice;
+    each runner-up behind it was never raced again, so two animals have only the champion above
+    them and second place is unknown.
+  - n = k², m = 2 (k ≥ 2) or m = 3 (k ≥ 5): exactly k + 2 — the bound above plus the classic
+    scheme (k heats, a race of the heat winners, one race of the ≤ 5 remaining candidates), which
+    :func:`classic_scheme` runs and the tests check.
+
+The tests re-run the search on every exhaustive entry of :data:`HORSE_GRID`, check the theorems
+against the search on every small case they cover, and run the scheme for every large entry.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from biaslab.errors import BiaslabError
+
+Poset = tuple[int, ...]
+"""``above[i]`` is the bitmask of animals known to be faster than animal ``i`` (transitively closed)."""
+
+CLASSIC = (25, 5, 3)
+
+#: Results of :func:`solve_min_races` that the generator may emit (re-checked by the tests).
+EXHAUSTIVE: dict[tuple[int, int, int], int] = {
+    (9, 3, 3): 6,
+    (13, 4, 3): 6,
+    (16, 4, 2): 6,
+    (16, 4, 3): 7,
+    (20, 5, 3): 6,
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# closed forms
+# --------------------------------------------------------------------------------------------------
+
+
+def min_races(n: int, k: int, m: int) -> int:
+    """The derived minimum for (n, k, m); raises ``BiaslabError`` where nothing is proven."""
+    _check_triple(n, k, m)
+    if m == 1:
+        return winner_races(n, k)
+    if (n, k, m) in EXHAUSTIVE:
+        return EXHAUSTIVE[(n, k, m)]
+    if n == k * k and (m == 2 or (m == 3 and k >= 5)):
+        return k + 2
+    raise BiaslabError(f"no derived answer for n={n}, k={k}, m={m} (run solve_min_races)")
+
+
+def winner_races(n: int, k: int) -> int:
+    """Races needed to find the single fastest: each race beats at most k − 1 unbeaten animals."""
+    return 0 if n <= 1 else math.ceil((n - 1) / (k - 1))
+
+
+def top2_lower_bound(n: int, k: int) -> int:
+    """The adversary bound for m ≥ 2 (module docstring): R₀ + 1 when (k − 1) | (n − 1) and n > k."""
+    base = winner_races(n, k)
+    return base + 1 if n > k and (n - 1) % (k - 1) == 0 else base
+
+
+def _check_triple(n: int, k: int, m: int) -> None:
+    if not (k >= 2 and n >= 2 and 1 <= m <= n):
+        raise BiaslabError(f"invalid horse problem n={n}, k={k}, m={m} (need k ≥ 2, 1 ≤ m ≤ n)")
+
+
+# --------------------------------------------------------------------------------------------------
+# partial orders
+# --------------------------------------------------------------------------------------------------
+
+
+def record_race(above: Sequence[int], order: Sequence[int]) -> Poset:
+    """Add a finishing order (fastest first) to the known relations and close them transitively."""
+    result = list(above)
+    for faster, slower in itertools.pairwise(order):
+        upper = result[faster] | (1 << faster)
+        for x in range(len(result)):
+            if x == slower or (result[x] >> slower) & 1:
+                result[x] |= upper
+    return tuple(result)
+
+
+def drop_beaten(above: Sequence[int], m: int) -> Poset:
+    """Remove animals with ≥ m known superiors: they cannot place, and racing them tells nothing new."""
+    alive = [i for i, mask in enumerate(above) if mask.bit_count() < m]
+    index = {old: new for new, old in enumerate(alive)}
+    return tuple(sum(1 << index[x] for x in alive if (above[old] >> x) & 1) for old in alive)
+
+
+def is_solved(above: Sequence[int], m: int) -> bool:
+    """Top m known in order: exactly j animals have fewer than j known superiors, for j = 1..m."""
+    counts = [mask.bit_count() for mask in above]
+    return all(sum(c < j for c in counts) == min(j, len(counts)) for j in range(1, m + 1))
+
+
+def races_lower_bound(above: Sequence[int], m: int, k: int) -> int:
+    """Sound pruning bound: the candidates for the first undetermined place are pairwise incomparable
+    and only leave that set by racing, at most k − 1 per race."""
+    counts = [mask.bit_count() for mask in above]
+    placed = 0
+    while placed < m and sum(c <= placed for c in counts) == placed + 1:
+        placed += 1
+    if placed >= m:
+        return 0
+    candidates = sum(c == placed for c in counts)
+    return math.ceil((candidates - 1) / (k - 1))
+
+
+def finishing_orders(race: Sequence[int], above: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every finishing order of ``race`` consistent with what is already known (the adversary's moves)."""
+    if not race:
+        yield ()
+        return
+    for x in race:
+        rest = [y for y in race if y != x]
+        if not any((above[x] >> y) & 1 for y in rest):
+            for tail in finishing_orders(rest, above):
+                yield (x, *tail)
+
+
+# --------------------------------------------------------------------------------------------------
+# isomorphism-invariant keys
+# --------------------------------------------------------------------------------------------------
+
+_MAX_TIE_PERMUTATIONS = 24
+
+
+@lru_cache(maxsize=1 << 18)
+def canonical_key(above: Poset, marked: int = 0) -> tuple[object, ...]:
+    """A key equal for isomorphic (poset, marked set) pairs whenever ties are small enough to try
+    every order; otherwise an exact encoding under one order (never equal for non-isomorphic ones,
+    so using it as a memo key stays sound)."""
+    n = len(above)
+    colours = _refined_colours(above, marked)
+    cells: dict[int, list[int]] = {}
+    for i in range(n):
+        cells.setdefault(colours[i], []).append(i)
+    blocks = [cells[c] for c in sorted(cells)]
+    ties = math.prod(math.factorial(len(b)) for b in blocks)
+    if ties > _MAX_TIE_PERMUTATIONS:
+        return (n, False, _encode(above, marked, [x for b in blocks for x in b]))
+    best = min(
+        _encode(above, marked, [x for part in combo for x in part])
+        for combo in itertools.product(*(itertools.permutations(b) for b in blocks))
+    )
+    return (n, True, best)
+
+
+def _refined_colours(above: Sequence[int], marked: int) -> list[int]:
+    n = len(above)
+    below = [sum(1 << j for j in range(n) if (above[j] >> i) & 1) for i in range(n)]
+    start = [(above[i].bit_count(), below[i].bit_count(), (marked >> i) & 1) for i in range(n)]
+    colours = _rank(start)
+    while True:
+        signature = [
+            (
+                colours[i],
+                tuple(sorted(colours[x] for x in range(n) if (above[i] >> x) & 1)),
+                tuple(sorted(colours[x] for x in range(n) if (below[i] >> x) & 1)),
+            )
+            for i in range(n)
+        ]
+        refined = _rank(signature)
+        if len(set(refined)) == len(set(colours)):
+            return refined
+        colours = refined
+
+
+def _rank(values: Sequence[object]) -> list[int]:
+    order = {v: r for r, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
+    return [order[v] for v in values]
+
+
+def _encode(above: Sequence[int], marked: int, order: Sequence[int]) -> tuple[object, ...]:
+    position = {x: p for p, x in enumerate(order)}
+    return tuple(
+        (
+            (marked >> x) & 1,
+            tuple(sorted(position[y] for y in range(len(above)) if (above[x] >> y) & 1)),
+        )
+        for x in order
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# exhaustive minimax
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Search:
+    """Iterative-deepening minimax over partial orders, memoised on canonical keys."""
+
+    k: int
+    m: int
+    known_win: dict[tuple[object, ...], int] = field(default_factory=dict)
+    known_loss: dict[tuple[object, ...], int] = field(default_factory=dict)
+    nodes: int = 0
+
+    def wins(self, above: Poset, budget: int) -> bool:
+        """Whether the searcher can force a solution within ``budget`` races."""
+        if is_solved(above, self.m):
+            return True
+        if budget == 0 or races_lower_bound(above, self.m, self.k) > budget:
+            return False
+        key = canonical_key(above)
+        if self.known_win.get(key, budget + 1) <= budget:
+            return True
+        if self.known_loss.get(key, -1) >= budget:
+            return False
+        self.nodes += 1
+        result = any(self._race_wins(above, race, budget) for race in self._races(above))
+        if result:
+            self.known_win[key] = min(budget, self.known_win.get(key, budget))
+        else:
+            self.known_loss[key] = max(budget, self.known_loss.get(key, budget))
+        return result
+
+    def _race_wins(self, above: Poset, race: tuple[int, ...], budget: int) -> bool:
+        children: dict[tuple[object, ...], Poset] = {}
+        for order in finishing_orders(race, above):
+            child = drop_beaten(record_race(above, order), self.m)
+            children.setdefault(canonical_key(child), child)
+        hardest = sorted(children.values(), key=lambda c: -races_lower_bound(c, self.m, self.k))
+        return all(self.wins(child, budget - 1) for child in hardest)
+
+    def _races(self, above: Poset) -> Iterator[tuple[int, ...]]:
+        """Full races (more runners never hurt), one per orbit of the marked poset, skipping races
+        whose order is already known."""
+        n = len(above)
+        size = min(self.k, n)
+        related = [i for i in range(n) if above[i] or any((a >> i) & 1 for a in above)]
+        fresh = [i for i in range(n) if i not in related]
+        seen: set[tuple[object, ...]] = set()
+        for n_related in range(size + 1):
+            n_fresh = size - n_related
+            if n_fresh > len(fresh):
+                continue
+            for chosen in itertools.combinations(related, n_related):
+                race = (*chosen, *fresh[:n_fresh])
+                if _known_order(race, above):
+                    continue
+                key = canonical_key(above, sum(1 << x for x in race))
+                if key not in seen:
+                    seen.add(key)
+                    yield race
+
+
+def _known_order(race: Sequence[int], above: Sequence[int]) -> bool:
+    return all(
+        (above[x] >> y) & 1 or (above[y] >> x) & 1 for x, y in itertools.combinations(race, 2)
+    )
+
+
+def solve_min_races(n: int, k: int, m: int, max_races: int = 30) -> int:
+    """The minimax number of races, by exhaustive search (feasible for roughly n ≤ 16)."""
+    _check_triple(n, k, m)
+    search = _Search(k=k, m=m)
+    start: Poset = (0,) * n
+    try:
+        for budget in range(max_races + 1):
+            if search.wins(start, budget):
+                return budget
+    finally:
+        canonical_key.cache_clear()
+    raise BiaslabError(f"no strategy within {max_races} races for n={n}, k={k}, m={m}")
+
+
+# --------------------------------------------------------------------------------------------------
+# the classic scheme (the constructive upper bound for n = k²)
+# --------------------------------------------------------------------------------------------------
+
+
+def classic_scheme(speeds: Sequence[float], k: int, m: int) -> tuple[int, Poset]:
+    """Run heats, a race of heat winners and one race of the remaining candidates on the true
+    ``speeds`` (higher is faster) for n = k² and m ≤ 3; return the races used and what is known."""
+    n = len(speeds)
+    if n != k * k or not 1 <= m <= 3 or (m == 3 and k < 5):
+        raise BiaslabError(f"the classic scheme needs n = k² and m ≤ 3 (k ≥ 5 for m = 3), got {n}")
+    above: Poset = (0,) * n
+    races = 0
+
+    def race(runners: Sequence[int]) -> list[int]:
+        nonlocal above, races
+        order = sorted(runners, key=lambda x: -speeds[x])
+        above = record_race(above, order)
+        races += 1
+        return order
+
+    heats = [race(range(h * k, (h + 1) * k)) for h in range(k)]
+    by_heat = {heat[0]: heat for heat in heats}
+    winners = race([heat[0] for heat in heats])
+    if m > 1:
+        # animal at place p (0-based) of the heat whose winner placed r can place at most r + p
+        candidates = [
+            by_heat[w][p] for r, w in enumerate(winners) for p in range(k) if 0 < r + p < m
+        ]
+        if len(candidates) > 1:
+            race(candidates)
+    return races, above

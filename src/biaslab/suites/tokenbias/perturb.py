@@ -1,0 +1,151 @@
+"""Token perturbations: each turns one stored record into its exact twin and declares the swap.
+
+A :class:`Pair` holds the original and the twin *conditions* (problem record, exemplar name, hint) and
+the list of ``(original phrase, twin phrase)`` swaps that are the only permitted differences between
+the two renderings. :func:`biaslab.suites.tokenbias.generate.check_twins` verifies that claim on the
+rendered text with a token diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.families import (
+    Conjunction,
+    HorseProblem,
+    Syllogism,
+    generic_name_for,
+    other_numbers,
+)
+from biaslab.suites.tokenbias.render import (
+    ALL_SYNONYMS,
+    SOME_SYNONYMS,
+    Family,
+    Hint,
+    hint_text,
+)
+
+Problem = Conjunction | Syllogism | HorseProblem
+HorsesTwin = Literal["animal", "numbers", "both"]
+Scope = Literal["system", "exemplars", "question"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Everything that differs between the two members of a pair: the record and the prompt cues."""
+
+    problem: Problem
+    exemplar: str = "Linda"
+    hint: Hint = "none"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Original and twin with the declared swaps (``""`` on one side = pure insertion/deletion).
+
+    ``scope`` is the part of the rendering the swaps apply to; everything else must be identical.
+    ``leak`` lists original words that must not survive anywhere in the twin's scope.
+    """
+
+    original: Condition
+    twin: Condition
+    kind: str
+    swaps: tuple[tuple[str, str], ...]
+    scope: Scope = "question"
+    allow_numbers: bool = False
+    leak: tuple[str, ...] = ()
+
+
+def added_event(base: Condition) -> Pair:
+    """H1: the representative added event -> an unrelated one (same stem, same options otherwise)."""
+    problem = base.problem
+    assert isinstance(problem, Conjunction)
+    original = dataclasses.replace(problem, relevant=True)
+    twin = dataclasses.replace(problem, relevant=False)
+    swap = (problem.fill(problem.relevant_extra), problem.fill(problem.irrelevant_extra))
+    return Pair(_with(base, original), _with(base, twin), "added-event", (swap,))
+
+
+def exemplar_name(base: Condition) -> Pair:
+    """H2: the one-shot exemplar's "Linda" -> "Bob"; the test question is untouched."""
+    original = dataclasses.replace(base, exemplar="Linda")
+    twin = dataclasses.replace(base, exemplar="Bob")
+    swaps = (("Linda", "Bob"),)
+    return Pair(original, twin, "exemplar-name", swaps, scope="exemplars", leak=("Linda",))
+
+
+def celebrity_name(base: Condition, rng: random.Random) -> Pair:
+    """H3: a celebrity -> a same-gender generic full name that shares no word with any celebrity."""
+    problem = base.problem
+    assert isinstance(problem, Conjunction)
+    generic = generic_name_for(problem.name, rng)
+    twin = dataclasses.replace(problem, name=generic)
+    leak = tuple(re.findall(r"\w+", problem.name))
+    return Pair(base, _with(base, twin), "celebrity-name", ((problem.name, generic),), leak=leak)
+
+
+def horse_variant(base: Condition, rng: random.Random, how: HorsesTwin) -> Pair:
+    """H3 (horses): horses -> another animal, and/or the classic numbers -> other derived ones."""
+    problem = base.problem
+    assert isinstance(problem, HorseProblem)
+    twin = problem
+    swaps: list[tuple[str, str]] = []
+    if how in ("animal", "both"):
+        animal = rng.choice(wl.animals())
+        twin = dataclasses.replace(twin, animal=animal)
+        swaps += [
+            (problem.animal.plural, animal.plural),
+            (problem.animal.singular, animal.singular),
+        ]
+    if how in ("numbers", "both"):
+        n, k, m = other_numbers(problem, rng)
+        twin = dataclasses.replace(twin, n=n, k=k, m=m)
+    kind = {"animal": "animal", "numbers": "numbers", "both": "animal+numbers"}[how]
+    leak = (problem.animal.singular, problem.animal.plural) if how != "numbers" else ()
+    return Pair(
+        base, _with(base, twin), kind, tuple(swaps), allow_numbers=how != "animal", leak=leak
+    )
+
+
+def quantifier_synonyms(base: Condition, rng: random.Random) -> Pair:
+    """H4: "All"/"Some" -> equivalent wordings, case preserved and nothing else touched."""
+    problem = base.problem
+    assert isinstance(problem, Syllogism)
+    original = dataclasses.replace(problem, all_word="all", some_word="some")
+    twin = dataclasses.replace(
+        problem, all_word=rng.choice(ALL_SYNONYMS), some_word=rng.choice(SOME_SYNONYMS)
+    )
+    swaps: list[tuple[str, str]] = []
+    for old, new in (("all", twin.all_word), ("some", twin.some_word)):
+        swaps += [(old, new), (old.capitalize(), new[:1].upper() + new[1:])]
+    return Pair(_with(base, original), _with(base, twin), "quantifiers", tuple(swaps))
+
+
+def source_reputation(base: Condition, rng: random.Random) -> Pair:
+    """H5: a reputable outlet and university -> generic less reputable sources."""
+    problem = base.problem
+    assert isinstance(problem, Syllogism)
+    outlets = (rng.choice(wl.sources("outlets", True)), rng.choice(wl.sources("outlets", False)))
+    places = (
+        rng.choice(wl.sources("institutions", True)),
+        rng.choice(wl.sources("institutions", False)),
+    )
+    original = dataclasses.replace(problem, outlet=outlets[0], institution=places[0])
+    twin = dataclasses.replace(problem, outlet=outlets[1], institution=places[1])
+    return Pair(_with(base, original), _with(base, twin), "sources", (outlets, places))
+
+
+def add_hint(base: Condition, family: Family, hint: Hint) -> Pair:
+    """H6: no hint -> a weak or strong hint appended to the system message."""
+    original = dataclasses.replace(base, hint="none")
+    twin = dataclasses.replace(base, hint=hint)
+    return Pair(original, twin, f"{hint}-hint", (("", hint_text(family, hint)),), scope="system")
+
+
+def _with(base: Condition, problem: Problem) -> Condition:
+    return dataclasses.replace(base, problem=problem)

@@ -1,0 +1,289 @@
+"""The suite's Reasoner (gold recomputed from the text) and the ``token-biased`` reference agent.
+
+Importing this module registers both. It stays cheap to import: only the standard library, the
+word lists and the shared agent plumbing (no Inspect, no pandas).
+
+The **token-biased** agent answers from surface cues, not from the logic. It reads the request text
+and looks for:
+
+* *engaging* cues, which make it answer correctly with probability ``cue`` (default 0.95): a hint in
+  the system message (H6), the name "Linda" in an exemplar (H2), the textbook quantifier words
+  "all"/"some" in a syllogism (H4), a less reputable source, which makes it sceptical (H5), and the
+  word "horse" in a horse problem (H3);
+* *luring* cues, which make it pick the lure with probability ``lure`` (default 0.8): a
+  representative added event in a conjunction question (H1; the lure is the conjunction), a
+  celebrity's name (H3; the conjunction) and a reputable news outlet or university (H5; "yes").
+
+Engaging cues win over luring ones. With neither cue — and whenever it does not follow a cue — it
+falls back to its base behaviour: it knows the answer with probability ``base`` (default 0), else
+guesses uniformly (chance: 1/2 for two options, 1/5 for the horses). So on every hypothesis the
+twin's accuracy moves in the direction the paper predicts: up for H1, H3 (celebrity), H5 and H6, down
+for H2, H3 (horses) and H4. The draw is seeded by the request, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from biaslab.agents.base import (
+    Agent,
+    Distribution,
+    Reasoner,
+    Request,
+    float_param,
+    register_agent,
+    register_reasoner,
+    reject_unknown_params,
+)
+from biaslab.errors import BiaslabError
+from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.families import follows
+from biaslab.suites.tokenbias.horses import min_races, solve_min_races
+from biaslab.suites.tokenbias.render import (
+    NO,
+    STRONG_HINTS,
+    WEAK_HINTS,
+    YES,
+    exemplar_part,
+    number_word,
+    parse_conjunction_options,
+    parse_horses,
+    parse_syllogism,
+    question_part,
+    single_event_label,
+)
+
+SUITE = "tokenbias"
+_SEARCH_LIMIT = 10  # exhaustive search for underived horse problems only up to this many animals
+
+
+def problem_family(prompt: str) -> str | None:
+    """Which of the suite's problem families the last question in ``prompt`` belongs to."""
+    if parse_conjunction_options(prompt) is not None:
+        return "linda"
+    if parse_syllogism(prompt) is not None:
+        return "syllogism"
+    if parse_horses(prompt) is not None:
+        return "horses"
+    return None
+
+
+def gold_label(prompt: str, labels: tuple[str, ...]) -> str | None:
+    """The correct label, from the problem structure in the text (None if it is not one of ours)."""
+    options = parse_conjunction_options(prompt)
+    if options is not None:
+        return single_event_label(options)
+    syllogism = parse_syllogism(prompt)
+    if syllogism is not None:
+        premises, conclusion = syllogism
+        return YES if follows(premises, conclusion) else NO
+    horses = parse_horses(prompt)
+    if horses is None:
+        return None
+    answer = _horse_answer(*horses)
+    return number_word(answer) if answer is not None and number_word(answer) in labels else None
+
+
+def _horse_answer(n: int, k: int, m: int) -> int | None:
+    try:
+        return min_races(n, k, m)
+    except BiaslabError:
+        return solve_min_races(n, k, m) if n <= _SEARCH_LIMIT else None
+
+
+class TokenBiasReasoner:
+    """Recomputes gold from the text: the single event, the syllogism's validity, the derived races."""
+
+    suite = SUITE
+
+    def accepts(self, request: Request) -> bool:
+        return bool(request.labels) and problem_family(request.prompt) is not None
+
+    def gold(self, request: Request) -> str:
+        label = gold_label(request.prompt, request.labels)
+        return label if label is not None else request.labels[0]
+
+    def prior_answer(self, request: Request) -> str | None:
+        return None  # single-turn suite
+
+
+# --------------------------------------------------------------------------------------------------
+# surface cues
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cues:
+    """What the token-biased agent noticed: engaging cue names, luring cue names and the lure."""
+
+    engage: tuple[str, ...] = ()
+    lure: tuple[str, ...] = ()
+    lure_label: str | None = None
+
+
+def find_cues(request: Request) -> Cues:
+    """The surface cues of a request (see the module docstring)."""
+    system = " ".join(m.text for m in request.messages if m.role == "system")
+    engage: list[str] = []
+    if any(
+        h in system or h in request.prompt for h in (*WEAK_HINTS.values(), *STRONG_HINTS.values())
+    ):
+        engage.append("hint")
+    if _has_word(exemplar_part(request.prompt), "Linda"):
+        engage.append("linda-exemplar")
+    question = question_part(request.prompt)
+    options = parse_conjunction_options(request.prompt)
+    if options is not None:
+        lures, label = _conjunction_lures(question, options)
+        return Cues(tuple(engage), lures, label)
+    if parse_syllogism(request.prompt) is not None:
+        return _syllogism_cues(question, engage)
+    if parse_horses(request.prompt) is not None and (
+        _has_word(question, "horse") or _has_word(question, "horses")
+    ):
+        engage.append("famous-animal")
+    return Cues(tuple(engage))
+
+
+def _conjunction_lures(
+    question: str, options: dict[str, str]
+) -> tuple[tuple[str, ...], str | None]:
+    single = single_event_label(options)
+    if single is None:
+        return (), None
+    conjunction = "second" if single == "first" else "first"
+    added = options[conjunction][len(options[single]) :].strip()
+    lures = []
+    if _representative(question, added.split(" ", 1)[-1]):
+        lures.append("representative-event")
+    if any(c.name in question for c in wl.celebrities()):
+        lures.append("celebrity")
+    return tuple(lures), conjunction if lures else None
+
+
+def _representative(question: str, extra: str) -> bool:
+    """Whether the added event is one the stem makes representative (by the suite's lexicon)."""
+    for profile in wl.profiles():
+        if extra in profile.activities and any(
+            _template_in(b, question) for b in profile.backgrounds
+        ):
+            return True
+    for kind in ("story", "news"):
+        for story in wl.stories(kind):
+            if _template_in(story.setup, question) and any(
+                _template_matches(r, extra) for r in story.reasons
+            ):
+                return True
+    return any(
+        f"diagnosed with {d.name}." in question and extra in d.symptoms for d in wl.diseases()
+    )
+
+
+def _syllogism_cues(question: str, engage: list[str]) -> Cues:
+    statements = "\n".join(
+        line for line in question.splitlines() if line.startswith(("Premise", "Conclusion"))
+    )
+    if re.search(r"(?<!\w)(?:[Aa]ll|[Ss]ome)(?!\w)", _strip_sources(statements)):
+        engage.append("textbook-quantifiers")
+    if any(
+        s in statements for kind in ("outlets", "institutions") for s in wl.sources(kind, False)
+    ):
+        engage.append("less-reputable-source")
+    reputable = any(
+        s in statements for k in ("outlets", "institutions") for s in wl.sources(k, True)
+    )
+    lures = ("reputable-source",) if reputable else ()
+    return Cues(tuple(engage), lures, YES if reputable else None)
+
+
+def _strip_sources(text: str) -> str:
+    return re.sub(r"According to (?:researchers at )?.+?, ", "", text)
+
+
+@cache
+def _template_regex(template: str) -> re.Pattern[str]:
+    return re.compile(re.escape(template).replace(re.escape("{name}"), r"[A-Z][\w' -]*?"))
+
+
+def _template_in(template: str, text: str) -> bool:
+    return _template_regex(template).search(text) is not None
+
+
+def _template_matches(template: str, text: str) -> bool:
+    return _template_regex(template).fullmatch(text) is not None
+
+
+def _has_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+# --------------------------------------------------------------------------------------------------
+# the agent
+# --------------------------------------------------------------------------------------------------
+
+PARAMS = ("cue", "lure", "base")
+
+
+@dataclass
+class TokenBiased(Agent):
+    """Answers from surface tokens: right on engaging cues, lured by misleading ones, else guesses."""
+
+    cue: float = 0.95
+    lure: float = 0.8
+    base: float = 0.0
+
+    def distribution(self, request: Request, reasoner: Reasoner | None) -> Distribution:
+        labels = request.labels
+        gold = reasoner.gold(request) if reasoner is not None else labels[0]
+        cues = find_cues(request) if isinstance(reasoner, TokenBiasReasoner) else Cues()
+        fallback = _mixture(labels, {gold: self.base})
+        if cues.engage:
+            return _mixture(labels, {gold: self.cue}, fallback)
+        if cues.lure and cues.lure_label in labels:
+            assert cues.lure_label is not None
+            return _mixture(labels, {cues.lure_label: self.lure}, fallback)
+        return fallback
+
+    def choose(self, request: Request, distribution: Distribution) -> str:
+        draw = request.rng("token-biased").random()
+        total = 0.0
+        for label in request.labels:
+            total += distribution.get(label, 0.0)
+            if draw < total:
+                return label
+        return request.labels[-1]
+
+
+def _mixture(
+    labels: tuple[str, ...], chosen: Mapping[str, float], otherwise: Distribution | None = None
+) -> Distribution:
+    """The one chosen label with its probability, else ``otherwise`` (default: a uniform guess)."""
+    ((label_chosen, p),) = chosen.items()
+    rest = otherwise or {label: 1.0 / len(labels) for label in labels}
+    return {
+        label: (p if label == label_chosen else 0.0) + (1.0 - p) * rest[label] for label in labels
+    }
+
+
+def _token_biased(params: Mapping[str, str]) -> Agent:
+    reject_unknown_params("token-biased", params, PARAMS)
+    return TokenBiased(
+        name="token-biased",
+        params=dict(params),
+        cue=float_param(params, "cue", 0.95, 0.0, 1.0),
+        lure=float_param(params, "lure", 0.8, 0.0, 1.0),
+        base=float_param(params, "base", 0.0, 0.0, 1.0),
+    )
+
+
+register_reasoner(TokenBiasReasoner())
+register_agent(
+    "token-biased",
+    _token_biased,
+    "Token-bias suite: right on famous/hint tokens (p=cue), lured by representative events, "
+    "celebrities and reputable sources (p=lure), else knows with p=base (biaslab/token-biased?cue=0.95"
+    "&lure=0.8&base=0).",
+)

@@ -1,0 +1,315 @@
+"""Problem records -> prompt text, and the inverse parsers the reasoner uses on the text alone.
+
+Layout of a user prompt (exemplars only in one-/few-shot modes; the CoT line only in CoT modes)::
+
+    Here is an example question with its answer.      <- EXAMPLE_INTRO_*
+    <exemplar body>
+    Answer: <label>
+    Now answer this question.                         <- QUESTION_MARKER
+    <body>
+    Let's think step by step.                         <- COT_LINE
+    End your reply with one line ...                  <- answers.format_instruction(labels)
+
+Hints go into the system message, after the family's one-sentence instruction. Labels are words
+("first"/"second", "yes"/"no", number words) because the shared parser needs letters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from biaslab.answers import format_instruction
+from biaslab.suites.tokenbias.families import Conjunction, HorseProblem, Statement, Syllogism
+
+Family = Literal["linda", "syllogism", "horses"]
+Hint = Literal["none", "weak", "strong"]
+
+CONJUNCTION_LABELS = ("first", "second")
+YES, NO = "yes", "no"
+COT_LINE = "Let's think step by step."
+EXAMPLE_INTRO_ONE = "Here is an example question with its answer."
+EXAMPLE_INTRO_MANY = "Here are some example questions with their answers."
+QUESTION_MARKER = "Now answer this question."
+SYLLOGISM_QUESTION = (
+    "Assuming the premises are true, does the conclusion necessarily follow from them?"
+)
+HORSES_QUESTION = "What is the minimum number of races needed to be sure of finding"
+
+SYSTEM: dict[Family, str] = {
+    "linda": "Answer the question by choosing one of the options.",
+    "syllogism": "Answer the question with yes or no.",
+    "horses": "Answer the question with the number of races.",
+}
+
+WEAK_HINTS: dict[Family, str] = {
+    "linda": "Be aware that this is a Linda Problem, designed to explore the conjunction fallacy.",
+    "syllogism": "Be aware that this problem is designed to explore the syllogistic fallacy.",
+}
+
+STRONG_HINTS: dict[Family, str] = {
+    "linda": (
+        "Be aware that this problem is designed to explore the conjunction fallacy: people judge a "
+        "detailed, representative description as more probable than a simpler one. The probability "
+        "that two events both happen can never exceed the probability of either event alone, so an "
+        "option with a single event is always at least as probable as the same event combined with "
+        "another one. Ignore how well the story fits and compare the events themselves."
+    ),
+    "syllogism": (
+        "Be aware that this problem is designed to explore syllogistic fallacies. Pay close attention "
+        "to the quantifiers and to the logical structure, and check whether the conclusion necessarily "
+        "follows from the premises: a property of some members of a group does not carry over to a "
+        "subset of that group. Ignore any background information or sources."
+    ),
+}
+
+#: equivalent wordings of the universal and particular quantifiers (lower case, mid-sentence form)
+ALL_SYNONYMS = ("without exception,", "invariably,")
+SOME_SYNONYMS = ("certain", "a subset of", "a portion of")
+
+NUMBER_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+HORSE_WINDOW = 5
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A worked exemplar: its rendered body and the label it is answered with."""
+
+    body: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A rendered test question before assembly: body, allowed labels and the gold label."""
+
+    body: str
+    labels: tuple[str, ...]
+    gold: str
+
+
+def hint_text(family: Family, hint: Hint) -> str:
+    if hint == "none":
+        return ""
+    return (WEAK_HINTS if hint == "weak" else STRONG_HINTS)[family]
+
+
+def system_prompt(family: Family, hint: Hint) -> str:
+    """The family's instruction, with the hint (if any) appended: the H6 twin inserts only the hint."""
+    return " ".join(filter(None, (SYSTEM[family], hint_text(family, hint))))
+
+
+def assemble(body: str, labels: tuple[str, ...], shots: tuple[Shot, ...], cot: bool) -> str:
+    """The full user prompt: exemplars, the question, the CoT line and the answer instruction."""
+    parts: list[str] = []
+    if shots:
+        parts.append(EXAMPLE_INTRO_ONE if len(shots) == 1 else EXAMPLE_INTRO_MANY)
+        parts.extend(f"{shot.body}\nAnswer: {shot.answer}" for shot in shots)
+        parts.append(QUESTION_MARKER)
+    parts.append(body + (f"\n{COT_LINE}" if cot else ""))
+    return "\n\n".join(parts) + "\n" + format_instruction(labels)
+
+
+def question_part(prompt: str) -> str:
+    """The test question of a prompt (what follows the exemplars)."""
+    return prompt.rsplit(QUESTION_MARKER, 1)[-1]
+
+
+def exemplar_part(prompt: str) -> str:
+    """The exemplars of a prompt ("" when there are none)."""
+    head, marker, _ = prompt.rpartition(QUESTION_MARKER)
+    return head if marker else ""
+
+
+def _capitalise(text: str) -> str:
+    """Upper-case the first letter only (``str.capitalize`` would lower-case the rest)."""
+    return text[:1].upper() + text[1:]
+
+
+# --------------------------------------------------------------------------------------------------
+# conjunction
+# --------------------------------------------------------------------------------------------------
+
+
+def render_conjunction(problem: Conjunction, correct_position: int) -> Question:
+    """The single event goes to ``correct_position`` (0 = first option)."""
+    single = _capitalise(problem.single_text) + "."
+    conjunction = _capitalise(problem.conjunction_text) + "."
+    options = (single, conjunction) if correct_position == 0 else (conjunction, single)
+    question = "Which is more probable?" if problem.style == "bio" else "Which is more likely?"
+    lines = [
+        problem.fill(problem.setup),
+        question,
+        *(f"{label}: {text}" for label, text in zip(CONJUNCTION_LABELS, options, strict=True)),
+    ]
+    return Question("\n".join(lines), CONJUNCTION_LABELS, CONJUNCTION_LABELS[correct_position])
+
+
+_OPTION_RE = re.compile(r"^(first|second): (.+?)\.?$", re.M)
+
+
+def parse_conjunction_options(text: str) -> dict[str, str] | None:
+    """label -> option text of the last conjunction question in ``text``."""
+    found = dict(_OPTION_RE.findall(question_part(text)))
+    return found if set(found) == set(CONJUNCTION_LABELS) else None
+
+
+def single_event_label(options: dict[str, str]) -> str | None:
+    """The option the other one extends (the single event); None if neither extends the other."""
+    first, second = options["first"], options["second"]
+    if second.startswith(first + " "):
+        return "first"
+    if first.startswith(second + " "):
+        return "second"
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# syllogisms
+# --------------------------------------------------------------------------------------------------
+
+
+def render_statement(statement: Statement, syllogism: Syllogism, start: bool) -> str:
+    word = {
+        "all": syllogism.all_word,
+        "some": syllogism.some_word,
+        "some-not": syllogism.some_word,
+        "no": "no",
+    }[statement.quantifier]
+    negation = "not " if statement.quantifier == "some-not" else ""
+    text = f"{word} {statement.subject} are {negation}{statement.predicate}"
+    return _capitalise(text) if start else text
+
+
+def render_syllogism(syllogism: Syllogism, labels: tuple[str, str]) -> Question:
+    """Premises (optionally attributed to sources), the conclusion and the yes/no question."""
+    framed = syllogism.outlet is not None and syllogism.institution is not None
+    p1 = render_statement(syllogism.premises[0], syllogism, start=not framed)
+    p2 = render_statement(syllogism.premises[1], syllogism, start=not framed)
+    if framed:
+        p1 = f"According to {syllogism.outlet}, {p1}"
+        p2 = f"According to researchers at {syllogism.institution}, {p2}"
+    conclusion = render_statement(syllogism.conclusion, syllogism, start=False)
+    body = "\n".join(
+        (
+            f"Premise 1: {p1}.",
+            f"Premise 2: {p2}.",
+            f"Conclusion: Therefore, {conclusion}.",
+            SYLLOGISM_QUESTION,
+        )
+    )
+    return Question(body, labels, YES if syllogism.valid else NO)
+
+
+_PREMISE_RE = re.compile(r"^(Premise 1|Premise 2|Conclusion): (.+?)\.$", re.M)
+_SOURCE_RE = re.compile(r"^According to (?:researchers at )?.+?, (.+)$")
+_QUANTIFIER_WORDS: dict[str, str] = {
+    "all": "all",
+    "some": "some",
+    "no": "no",
+    **dict.fromkeys(ALL_SYNONYMS, "all"),
+    **dict.fromkeys(SOME_SYNONYMS, "some"),
+}
+_STATEMENT_RE = re.compile(
+    r"^(?P<q>"
+    + "|".join(re.escape(w) for w in sorted(_QUANTIFIER_WORDS, key=len, reverse=True))
+    + r") (?P<s>.+?) are (?P<neg>not )?(?P<p>.+)$"
+)
+
+
+def parse_syllogism(text: str) -> tuple[tuple[Statement, Statement], Statement] | None:
+    """Premises and conclusion of the last syllogism in ``text``, whatever quantifier wording."""
+    lines = dict(_PREMISE_RE.findall(question_part(text)))
+    if set(lines) != {"Premise 1", "Premise 2", "Conclusion"}:
+        return None
+    statements = [_parse_statement(lines[key]) for key in ("Premise 1", "Premise 2", "Conclusion")]
+    if any(s is None for s in statements):
+        return None
+    p1, p2, conclusion = statements
+    assert p1 is not None and p2 is not None and conclusion is not None
+    return (p1, p2), conclusion
+
+
+def _parse_statement(text: str) -> Statement | None:
+    text = text.removeprefix("Therefore, ")
+    source = _SOURCE_RE.match(text)
+    if source:
+        text = source.group(1)
+    match = _STATEMENT_RE.match(text[:1].lower() + text[1:])
+    if not match:
+        return None
+    quantifier = _QUANTIFIER_WORDS[match["q"]]
+    if match["neg"]:
+        if quantifier != "some":
+            return None
+        quantifier = "some-not"
+    return Statement(quantifier, match["s"], match["p"])  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------------
+# horses
+# --------------------------------------------------------------------------------------------------
+
+
+def number_word(value: int) -> str:
+    return NUMBER_WORDS[value]
+
+
+def horse_labels(answer: int, correct_position: int) -> tuple[str, ...]:
+    """Five consecutive numbers with the answer at ``correct_position``."""
+    start = answer - correct_position
+    return tuple(number_word(start + i) for i in range(HORSE_WINDOW))
+
+
+def render_horses(problem: HorseProblem, correct_position: int) -> Question:
+    a = problem.animal
+    target = (
+        f"the fastest {a.singular}" if problem.m == 1 else f"the {problem.m} fastest {a.plural}"
+    )
+    order = "" if problem.m == 1 else ", ranked in order"
+    body = (
+        f"There are {problem.n} {a.plural}. At most {problem.k} {a.plural} can run in a race, and "
+        f"there is no stopwatch: a race only shows the finishing order of the {a.plural} in it. "
+        f"Every {a.singular} always runs at the same speed, and no two {a.plural} are equally fast. "
+        f"{HORSES_QUESTION} {target}{order}?"
+    )
+    labels = horse_labels(problem.answer, correct_position)
+    return Question(body, labels, labels[correct_position])
+
+
+_HORSES_RE = re.compile(
+    r"There are (?P<n>\d+) .+?\. At most (?P<k>\d+) .+? "
+    + re.escape(HORSES_QUESTION)
+    + r" the (?:(?P<m>\d+) )?fastest"
+)
+
+
+def parse_horses(text: str) -> tuple[int, int, int] | None:
+    """(n, k, m) of the last horse problem in ``text``."""
+    match = _HORSES_RE.search(question_part(text))
+    if not match:
+        return None
+    return int(match["n"]), int(match["k"]), int(match["m"] or 1)

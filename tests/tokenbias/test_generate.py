@@ -1,0 +1,239 @@
+"""Generation: byte reproducibility, per-pair stability, exact twins, balanced positions."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from biaslab.schema import Item, Turn, dumps_sorted
+from biaslab.suites.tokenbias.config import Config, resolve_config
+from biaslab.suites.tokenbias.generate import (
+    check_twins,
+    generate,
+    label_stats,
+    make_pair,
+    rendering_parts,
+    token_diff_problems,
+)
+
+ID_RE = re.compile(r"^tokenbias-(linda|syllogism|horses)-H[1-6]-\d+-\d{4}-(orig|twin)$")
+
+
+def _json(items: list[Item]) -> str:
+    return dumps_sorted([item.model_dump(mode="json") for item in items])
+
+
+def test_linda_h2_is_byte_reproducible() -> None:
+    config = Config(family="linda", hypothesis="H2")
+    first = _json(generate(config, seed=1, n=100))
+    assert first == _json(generate(config, seed=1, n=100))
+    assert first != _json(generate(config, seed=2, n=100))
+
+
+def test_reproducible_across_processes_and_hash_seeds() -> None:
+    code = (
+        "import hashlib; from biaslab.schema import dumps_sorted;"
+        "from biaslab.suites.tokenbias.config import Config;"
+        "from biaslab.suites.tokenbias.generate import generate;"
+        "items = generate(Config(), 1, 5);"
+        "print(hashlib.sha256(dumps_sorted([i.model_dump(mode='json') for i in items]).encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(digests) == 1
+
+
+def test_pair_i_is_the_same_whatever_n() -> None:
+    small = {item.id: item for item in generate(Config(), seed=4, n=10)}
+    large = {item.id: item for item in generate(Config(), seed=4, n=60)}
+    assert small and all(large[key] == item for key, item in small.items())
+
+
+def test_two_items_per_pair_with_ids_and_shared_pair_id() -> None:
+    items = generate(Config(), seed=3, n=7)
+    assert len(items) == 2 * 7 * 8  # eight (family, hypothesis) blocks
+    assert all(ID_RE.match(item.id) for item in items)
+    by_pair = Counter(item.meta["pair_id"] for item in items)
+    assert set(by_pair.values()) == {2}
+    for original, twin in zip(items[::2], items[1::2], strict=True):
+        assert original.meta["variant"] == "original" and twin.meta["variant"] == "twin"
+        assert original.id.removesuffix("-orig") == twin.id.removesuffix("-twin")
+        assert original.meta["pair_id"] == twin.meta["pair_id"]
+
+
+def test_nothing_for_n_zero_and_error_for_negative_n() -> None:
+    assert generate(Config(), seed=1, n=0) == []
+    with pytest.raises(ValueError):
+        generate(Config(), seed=1, n=-1)
+
+
+CONFIGS = [
+    {},
+    {"mode": "zs-cot"},
+    {"mode": "one-shot"},
+    {"mode": "one-shot-cot", "exemplar": "bob"},
+    {"mode": "few-shot"},
+    {"mode": "few-shot-cot", "hint": "weak"},
+    {"hint": "strong"},
+    {"h6_hint": "weak"},
+    {"quantifiers": "classic"},
+    {"added_event": "mixed"},
+    {"validity": "invalid"},
+    {"family": "horses", "horses_twin": "numbers"},
+    {"family": "horses", "horses_twin": "both", "mode": "one-shot"},
+    {"family": "horses", "horses_numbers": "classic", "mode": "few-shot"},
+]
+
+
+@pytest.mark.parametrize(
+    "overrides", CONFIGS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
+)
+def test_every_pair_passes_the_twin_check(overrides: dict[str, str]) -> None:
+    items = generate(resolve_config("default", overrides), seed=9, n=40)
+    assert check_twins(items) == []
+
+
+def _swap(item: Item) -> tuple[str, str]:
+    swaps = item.meta["swaps"]
+    assert isinstance(swaps, list) and isinstance(swaps[0], list)
+    return str(swaps[0][0]), str(swaps[0][1])
+
+
+def test_twin_diff_is_exactly_the_declared_swap() -> None:
+    original, twin = make_pair(Config(), 5, "linda", "H3", 0)
+    before, after = rendering_parts(original), rendering_parts(twin)
+    celebrity, generic = _swap(original)
+    assert before["system"] == after["system"] and before["exemplars"] == after["exemplars"]
+    assert before["question"].replace(str(celebrity), str(generic)) == after["question"]
+    assert not set(re.findall(r"\w+", str(celebrity))) & set(re.findall(r"\w+", after["question"]))
+
+
+def _replace_prompt(item: Item, old: str, new: str) -> Item:
+    turn = item.turns[0]
+    changed = Turn(**{**turn.model_dump(), "prompt": turn.prompt.replace(old, new)})
+    return item.model_copy(update={"turns": (changed,)})
+
+
+def test_check_flags_an_extra_change() -> None:
+    original, twin = make_pair(Config(), 5, "linda", "H1", 0)
+    broken = _replace_prompt(twin, "Which is more", "Which seems more")
+    assert any("undeclared change" in p for p in check_twins([original, broken]))
+
+
+def test_check_flags_a_case_change_like_the_original_h4_bug() -> None:
+    original, twin = make_pair(Config(), 5, "syllogism", "H4", 0)
+    broken = _replace_prompt(twin, "Therefore", "therefore")
+    assert check_twins([original, twin]) == []
+    assert any("undeclared change" in p for p in check_twins([original, broken]))
+
+
+def test_check_flags_a_surname_leak() -> None:
+    original, twin = make_pair(Config(), 5, "linda", "H3", 0)
+    celebrity, generic = _swap(original)
+    leaky = f"{generic.split()[0]} {celebrity.split()[-1]}"
+    broken = _replace_prompt(twin, generic, leaky)
+    broken = broken.model_copy(update={"meta": {**twin.meta, "swaps": [[celebrity, leaky]]}})
+    original = original.model_copy(
+        update={"meta": {**original.meta, "swaps": [[celebrity, leaky]]}}
+    )
+    assert any("survives in the twin" in p for p in check_twins([original, broken]))
+
+
+def test_check_flags_missing_members_and_pair_level_mismatches() -> None:
+    original, twin = make_pair(Config(), 5, "horses", "H3", 0)
+    assert "expected an original and a twin" in check_twins([original])[0]
+    moved = twin.model_copy(update={"meta": {**twin.meta, "correct_position": 9}})
+    assert any("correct_position differs" in p for p in check_twins([original, moved]))
+    assert any(
+        "does not differ" in p
+        for p in check_twins(
+            [original, original.model_copy(update={"meta": {**original.meta, "variant": "twin"}})]
+        )
+    )
+
+
+def test_token_diff_allows_numbers_only_when_declared() -> None:
+    assert (
+        token_diff_problems("There are 25 horses.", "There are 36 horses.", [], allow_numbers=True)
+        == []
+    )
+    assert token_diff_problems("There are 25 horses.", "There are 36 horses.", [])
+
+
+@pytest.mark.parametrize(
+    "block", [("linda", "H1"), ("linda", "H2"), ("linda", "H3"), ("linda", "H6"), ("horses", "H3")]
+)
+def test_correct_position_is_balanced_and_equal_within_pairs(block: tuple[str, str]) -> None:
+    family, hypothesis = block
+    items = generate(Config(family=family, hypothesis=hypothesis), seed=2, n=100)  # type: ignore[arg-type]
+    originals = [i for i in items if i.meta["variant"] == "original"]
+    counts = Counter(i.meta["correct_position"] for i in originals)
+    slots = 5 if family == "horses" else 2
+    assert counts == {p: 100 // slots for p in range(slots)}  # block randomisation: exact
+    for original, twin in zip(items[::2], items[1::2], strict=True):
+        assert original.meta["correct_position"] == twin.meta["correct_position"]
+        assert (
+            original.turns[0].labels.index(original.turns[0].gold)
+            == original.meta["correct_position"]
+        )
+
+
+@pytest.mark.parametrize("hypothesis", ["H4", "H5", "H6"])
+def test_syllogisms_answer_both_yes_and_no_with_balanced_positions(hypothesis: str) -> None:
+    items = generate(Config(family="syllogism", hypothesis=hypothesis), seed=6, n=100)  # type: ignore[arg-type]
+    gold = Counter(i.turns[0].gold for i in items)
+    assert gold["yes"] == gold["no"] == 100
+    assert Counter(i.meta["correct_position"] for i in items) == {0: 100, 1: 100}
+    assert {i.meta["valid"] for i in items} == {True, False}
+
+
+def test_test_questions_never_use_the_exemplar_names() -> None:
+    for item in generate(Config(family="linda", mode="few-shot"), seed=8, n=60):
+        question = rendering_parts(item)["question"]
+        assert not re.search(r"\b(Linda|Bob|Robert)\b", question)
+
+
+def test_label_stats_reports_positions_and_gold() -> None:
+    items = generate(Config(), seed=1, n=20)
+    stats = label_stats(items)
+    assert stats["all"]["n"] == len(items)
+    assert stats["linda/H1/original"]["position"] == {"0": 10, "1": 10}
+    assert stats["linda/H1/original"]["first_position_share"] == 0.5
+    assert set(stats["syllogism/H4/twin"]["gold"]) == {"yes", "no"}
+
+
+def test_h2_upgrades_direct_to_one_shot_and_mode_labels_carry_the_contrast() -> None:
+    original, twin = make_pair(Config(mode="direct"), 1, "linda", "H2", 0)
+    assert original.meta["mode"] == "one-shot" and "Linda" in original.turns[0].prompt
+    assert "Bob" in twin.turns[0].prompt and "Linda" not in twin.turns[0].prompt
+    hinted, _ = make_pair(Config(h6_hint="weak"), 1, "syllogism", "H6", 0)
+    assert hinted.meta["mode"] == "direct+weak-hint"
+
+
+def test_items_carry_the_metadata_the_analysis_needs() -> None:
+    for item in generate(Config(), seed=1, n=2):
+        for key in (
+            "pair_id",
+            "family",
+            "hypothesis",
+            "mode",
+            "variant",
+            "correct_position",
+            "gold",
+        ):
+            assert key in item.meta
+        assert item.suite == "tokenbias" and len(item.turns) == 1
+        assert item.turns[0].prompt.endswith(".") and "Answer: <label>" in item.turns[0].prompt

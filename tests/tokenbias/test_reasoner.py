@@ -1,0 +1,191 @@
+"""The reasoner recomputes gold from text; reference agents behave as documented."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+import biaslab.suites.tokenbias.reasoner as reasoner_module
+from biaslab.agents.base import Message, Request, make_agent, reasoner_for
+from biaslab.answers import format_instruction
+from biaslab.errors import BiaslabError
+from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.analysis import DIRECTIONS
+from biaslab.suites.tokenbias.config import resolve_config
+from biaslab.suites.tokenbias.families import (
+    FORMS,
+    HORSE_GRID,
+    HorseProblem,
+    Statement,
+    Syllogism,
+    follows,
+)
+from biaslab.suites.tokenbias.generate import generate
+from biaslab.suites.tokenbias.render import (
+    ALL_SYNONYMS,
+    SOME_SYNONYMS,
+    parse_horses,
+    parse_syllogism,
+    render_horses,
+    render_syllogism,
+)
+from tests.tokenbias.helpers import accuracy, answer_rows, request_for
+
+
+def test_registered_and_claims_its_items() -> None:
+    item = generate(resolve_config("default", {}), seed=1, n=1)[0]
+    found = reasoner_for(request_for(item))
+    assert isinstance(found, reasoner_module.TokenBiasReasoner)
+    assert found.prior_answer(request_for(item)) is None
+    assert not found.accepts(Request((Message("user", "Hello. Answer: yes or no"),)))
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"mode": "few-shot-cot"},
+        {"mode": "one-shot", "hint": "weak"},
+        {"horses_twin": "both"},
+        {"quantifiers": "classic"},
+    ],
+)
+def test_oracle_scores_100_percent(overrides: dict[str, str]) -> None:
+    items = generate(resolve_config("default", overrides), seed=12, n=30)
+    rows = answer_rows(items, "oracle")
+    assert all(r["parsed"] and r["correct"] for r in rows)
+
+
+def test_form_table_validity_matches_venn_models_and_has_both_kinds() -> None:
+    for form in FORMS:
+        terms = {"X": "xs", "Y": "ys", "Z": "zs"}
+        premises = tuple(Statement(q, terms[s], terms[p]) for q, s, p in form.premises)
+        conclusion = Statement(
+            form.conclusion[0], terms[form.conclusion[1]], terms[form.conclusion[2]]
+        )
+        assert follows(premises, conclusion) == form.valid, form.name
+    assert {f.valid for f in FORMS} == {True, False}
+
+
+def test_oracle_is_right_on_every_valid_and_invalid_form() -> None:
+    oracle = make_agent("oracle")
+    for form, all_word, some_word in itertools.product(
+        FORMS, ("all", *ALL_SYNONYMS), ("some", *SOME_SYNONYMS)
+    ):
+        terms = {"X": "roses", "Y": "flowers", "Z": "fragrant"}
+        syllogism = Syllogism(
+            form.name,
+            tuple(Statement(q, terms[s], terms[p]) for q, s, p in form.premises),  # type: ignore[arg-type]
+            Statement(form.conclusion[0], terms[form.conclusion[1]], terms[form.conclusion[2]]),
+            all_word=all_word,
+            some_word=some_word,
+            outlet="Reuters",
+            institution="a diploma mill",
+        )
+        question = render_syllogism(syllogism, ("no", "yes"))
+        assert parse_syllogism(question.body) == (syllogism.premises, syllogism.conclusion)
+        prompt = question.body + "\n" + format_instruction(("no", "yes"))
+        text, _ = oracle.respond(Request((Message("user", prompt),)))
+        assert text == f"Answer: {'yes' if form.valid else 'no'}", form.name
+
+
+def test_horse_text_round_trips_for_every_emitted_triple_and_animal() -> None:
+    for (n, k, m), animal in itertools.product(HORSE_GRID, wl.animals()[:5]):
+        body = render_horses(HorseProblem(n, k, m, animal), 2).body
+        assert parse_horses(body) == (n, k, m)
+
+
+def _rows_by_agent(spec: str, seed: int = 21, n: int = 80) -> list[dict[str, Any]]:
+    return answer_rows(generate(resolve_config("default", {}), seed=seed, n=n), spec)
+
+
+def test_token_biased_accuracy_moves_in_the_documented_direction() -> None:
+    rows = _rows_by_agent("token-biased")
+    for (family, hypothesis), direction in DIRECTIONS.items():
+        before = accuracy(rows, family=family, hypothesis=hypothesis, variant="original")
+        after = accuracy(rows, family=family, hypothesis=hypothesis, variant="twin")
+        change = after - before
+        assert (change < -0.25) if direction == "greater" else (change > 0.25), (
+            family,
+            hypothesis,
+            change,
+        )
+
+
+def test_random_agent_is_at_chance() -> None:
+    rows = _rows_by_agent("random", n=150)
+    binary = [r for r in rows if r["family"] != "horses"]
+    assert abs(sum(r["correct"] for r in binary) / len(binary) - 0.5) < 0.05
+    assert abs(accuracy(rows, family="horses") - 0.2) < 0.06
+
+
+def test_token_biased_with_full_knowledge_is_the_oracle_and_is_deterministic() -> None:
+    items = generate(resolve_config("default", {}), seed=5, n=10)
+    rows = answer_rows(items, "token-biased?cue=1&lure=0&base=1")
+    assert all(r["correct"] for r in rows)
+    agent = make_agent("token-biased")
+    assert [agent.respond(request_for(i))[0] for i in items] == [
+        agent.respond(request_for(i))[0] for i in items
+    ]
+
+
+def test_token_biased_distribution_follows_the_cue_rules() -> None:
+    original, twin = generate(
+        resolve_config(
+            "default", {"family": "syllogism", "hypothesis": "H5", "validity": "invalid"}
+        ),
+        seed=2,
+        n=1,
+    )
+    reasoner = reasoner_module.TokenBiasReasoner()
+    agent = make_agent("token-biased?lure=0.6&cue=0.9")
+    lured = agent.distribution(request_for(original), reasoner)
+    assert reasoner_module.find_cues(request_for(original)).lure == ("reputable-source",)
+    assert lured["yes"] == pytest.approx(0.6 + 0.4 / 2)  # lured, else a guess (base = 0)
+    sceptical = agent.distribution(request_for(twin), reasoner)
+    assert sceptical["no"] == pytest.approx(0.9 + 0.1 / 2)
+
+
+@pytest.mark.parametrize(
+    "spec", ["token-biased?colour=1", "token-biased?cue=2", "token-biased?lure=x"]
+)
+def test_token_biased_rejects_bad_parameters(spec: str) -> None:
+    with pytest.raises(BiaslabError):
+        make_agent(spec)
+
+
+def test_cues_found_for_each_hypothesis() -> None:
+    config = resolve_config("default", {"mode": "one-shot"})
+    expected = {
+        ("linda", "H1"): ("representative-event", None),
+        ("linda", "H3"): ("celebrity", None),
+        ("horses", "H3"): (None, "famous-animal"),
+        ("syllogism", "H4"): (None, "textbook-quantifiers"),
+    }
+    items = generate(config, seed=3, n=3)
+    seen: defaultdict[tuple[object, ...], set[str]] = defaultdict(set)
+    for item in items:
+        cues = reasoner_module.find_cues(request_for(item))
+        seen[(item.meta["family"], item.meta["hypothesis"], item.meta["variant"])].update(
+            (*cues.engage, *cues.lure)
+        )
+    for (family, hypothesis), (lure, engage) in expected.items():
+        original, twin = seen[(family, hypothesis, "original")], seen[(family, hypothesis, "twin")]
+        for cue in filter(None, (lure, engage)):
+            assert cue in original and cue not in twin, (family, hypothesis, cue)
+
+
+def test_importing_the_reasoner_is_cheap() -> None:
+    code = (
+        "import sys, biaslab.suites.tokenbias.reasoner;"
+        "print(sorted(m for m in ('pandas', 'inspect_ai', 'scipy', 'statsmodels') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
