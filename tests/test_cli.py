@@ -254,3 +254,21 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     assert resumed.status == "success"
     assert resumed.eval.eval_id != log.eval.eval_id
     assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+
+
+def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["-p", "family=linda", "-p", "hypothesis=H2", "--n", "100", "--seed", "1"]
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["generate", "tokenbias", *args, "-o", str(first)]) == 0
+    assert main(["generate", "tokenbias", *args, "-o", str(second), "--stats"]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["twin_problems"] == []
+    logs = tmp_path / "logs"
+    run = ["run", "tokenbias", "--model", "biaslab/oracle", "--n", "4", "--log-dir", str(logs)]
+    assert main([*run, "--display", "none"]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(logs), "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert results["tests"] and not any(test["rejected"] for test in results["tests"])
+    assert all(test["accuracy_original"] == 1.0 for test in results["tests"])
