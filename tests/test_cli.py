@@ -254,6 +254,13 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     assert resumed.status == "success"
     assert resumed.eval.eval_id != log.eval.eval_id
     assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    # the failed attempt and its retry are one run: analysis counts every turn once
+    from biaslab.frames import read_logs, turn_frame
+
+    logs = read_logs(tmp_path)
+    assert [read.eval.eval_id for read in logs] == [resumed.eval.eval_id]
+    frame = turn_frame(logs)
+    assert not frame.duplicated(["item_id", "turn"]).any()
 
 
 def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

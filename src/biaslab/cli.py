@@ -194,6 +194,8 @@ def run_suite(
     display: str | None = None,
     resume: bool = True,
     max_tokens: int | None = None,
+    max_retries: int | None = None,
+    timeout: int | None = None,
 ) -> list[Any]:
     """Run one suite against models; a model whose earlier run of the same task failed is resumed
     with Inspect's retry (finished samples are reused, not asked again). Returns the logs."""
@@ -211,16 +213,18 @@ def run_suite(
         "max_connections": max_connections,
         "display": display,
         "score_display": False,
+        # Inspect retries a failing request forever by default (backoff up to 30 min)
+        "max_retries": max_retries,
+        "timeout": timeout,
     }
-    if max_tokens is not None:
-        common["max_tokens"] = max_tokens
     logs: list[Any] = []
     for model, info in sorted(retry.items()):
         click.echo(f"resuming {model} from {info.name}", err=True)
+        # no max_tokens here: eval_retry does not take it, and reuses the failed run's own
         logs.extend(eval_retry(info, **common))
     fresh = [model for model in models if model not in retry]
     if fresh:
-        logs.extend(inspect_eval(task, model=fresh, limit=limit, **common))
+        logs.extend(inspect_eval(task, model=fresh, limit=limit, max_tokens=max_tokens, **common))
     return logs
 
 
@@ -234,6 +238,15 @@ def run_suite(
 @click.option("--max-connections", type=int, default=None, help="Concurrent model requests.")
 @click.option("--display", default=None, help="Inspect display: full, rich, plain, log, none.")
 @click.option("--max-tokens", type=int, default=None, help="Cap on tokens per answer.")
+@click.option(
+    "--max-retries",
+    type=int,
+    default=None,
+    help="Retries of a failed model request (default: Inspect's, unlimited with backoff).",
+)
+@click.option(
+    "--timeout", type=int, default=None, help="Stop retrying a model request after this many s."
+)
 @click.option(
     "--resume/--no-resume",
     default=True,
@@ -253,6 +266,8 @@ def run(
     max_connections: int | None,
     display: str | None,
     max_tokens: int | None,
+    max_retries: int | None,
+    timeout: int | None,
     resume: bool,
 ) -> None:
     """Run a suite as an Inspect eval and write Inspect logs."""
@@ -271,13 +286,29 @@ def run(
             display=display,
             resume=resume,
             max_tokens=max_tokens,
+            max_retries=max_retries,
+            timeout=timeout,
         )
         for log in logs:
-            click.echo(
-                f"{log.eval.model} seed={one_seed}: {log.status} -> {log.location}", err=True
-            )
-            if log.status != "success":
-                raise SystemExit(1)
+            click.echo(log_summary(log, one_seed), err=True)
+        if any(log.status != "success" for log in logs):
+            raise SystemExit(1)
+
+
+def log_summary(log: Any, seed: int) -> str:
+    """One line per run; a failed one also says how many samples finished and why it stopped."""
+    line = f"{log.eval.model} seed={seed}: {log.status} -> {log.location}"
+    if log.status == "success":
+        return line
+    finished = sum(1 for sample in log.samples or [] if sample.error is None)
+    reason = one_line(log.error.message) if log.error else log.status
+    retried = re.search(r"RetryError\W.* raised (\w+)", reason)  # Inspect gave up retrying
+    if retried:
+        reason = f"{retried.group(1)} (retries exhausted)"
+    return (
+        f"{line} ({finished}/{log.eval.dataset.samples} samples finished; {reason}; "
+        "run the same command again to resume)"
+    )
 
 
 def analyse_path(path: Path) -> dict[str, Any]:
@@ -388,6 +419,7 @@ def local_model_available() -> bool:
 
 
 LOCAL_DEMO_MAX_TOKENS = 24  # the tiny model rambles; an answer line needs a few tokens
+LOCAL_DEMO_MODEL = "biaslab/local?ctx=4096"  # a hard default-topology conversation needs > 2048
 
 
 @cli.command()
@@ -434,9 +466,9 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
     )
     if with_local:
         click.echo(f"[demo] {suite}: biaslab/local on {local_n} item(s) per topology", err=True)
-        run_suite(
+        local_logs = run_suite(
             suite,
-            models=["biaslab/local"],
+            models=[LOCAL_DEMO_MODEL],
             preset=None,
             n=local_n,
             seed=seed,
@@ -448,6 +480,9 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
             resume=False,
             max_tokens=LOCAL_DEMO_MAX_TOKENS,
         )
+        for log in local_logs:
+            if log.status != "success":
+                click.echo(f"[demo] warning: {log_summary(log, seed)}", err=True)
     click.echo("[demo] analysing and writing the report", err=True)
     written = write_report(analyse_path(log_dir), out / "report")
     click.echo(f"report written to {written}")

@@ -43,7 +43,18 @@ def read_logs(path: Path) -> list[EvalLog]:
             logs.append(log)
     if not logs:
         raise BiaslabError(f"no biaslab eval logs found at {path}")
-    return logs
+    return latest_attempts(logs)
+
+
+def latest_attempts(logs: list[EvalLog]) -> list[EvalLog]:
+    """Drop logs superseded by a retry: a resumed run keeps its task id and carries the samples the
+    failed attempt had finished, so counting both would count those samples twice."""
+    latest: dict[tuple[str, str], EvalLog] = {}
+    for log in logs:
+        key = (log.eval.task_id, log.eval.model)
+        if key not in latest or log.eval.created > latest[key].eval.created:
+            latest[key] = log
+    return [log for log in logs if latest[(log.eval.task_id, log.eval.model)] is log]
 
 
 def _flatten(prefix: str, data: dict[str, Any]) -> dict[str, Any]:

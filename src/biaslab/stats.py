@@ -566,7 +566,7 @@ def _log_odds_ratio(cells: np.ndarray) -> np.ndarray:
     """log OR from columns (correct_a, wrong_a, correct_b, wrong_b); NaN where any cell is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log(cells)
-    out = logs[..., 0] - logs[..., 1] - logs[..., 2] + logs[..., 3]
+        out = logs[..., 0] - logs[..., 1] - logs[..., 2] + logs[..., 3]
     return np.where((cells > 0).all(axis=-1), out, np.nan)
 
 

@@ -9,6 +9,7 @@ conversation reuses the KV cache its previous turns left in that slot.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,20 @@ from biaslab.local.weights import locate_gguf
 
 if TYPE_CHECKING:
     from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+
+#: (event loop, server, slot) -> lock: a llama.cpp slot holds one conversation's KV cache, so two
+#: requests pinned to the same slot must not run at once (they would read each other's cache)
+_SLOT_LOCKS: dict[tuple[int, str, int], asyncio.Lock] = {}
+
+#: greedy decoding unless the caller sets a temperature: the same run gives the same answers
+DEFAULT_TEMPERATURE = 0.0
+
+
+def slot_lock(server_key: str, slot: int) -> asyncio.Lock:
+    """The lock serialising requests to one slot, private to the running event loop."""
+    loop_id = id(asyncio.get_running_loop())
+    return _SLOT_LOCKS.setdefault((loop_id, server_key, slot), asyncio.Lock())
+
 
 MODEL_NAME = "local"
 SERVICE = "biaslab-local"
@@ -166,13 +181,19 @@ class LocalModelAPI(ModelAPI):
             await old.aclose()
         return delegate
 
-    def request_config(self, messages: list[ChatMessage], config: GenerateConfig) -> GenerateConfig:
-        """``config`` plus the llama.cpp cache hints; keys the caller put in ``extra_body`` win."""
+    def request_config(
+        self, messages: list[ChatMessage], config: GenerateConfig, slot: int | None = None
+    ) -> GenerateConfig:
+        """``config`` plus the llama.cpp cache hints (keys the caller put in ``extra_body`` win)
+        and greedy decoding when no temperature was asked for."""
         hints: dict[str, Any] = {
             "cache_prompt": True,
-            "id_slot": conversation_slot(messages, self.slots),
+            "id_slot": conversation_slot(messages, self.slots) if slot is None else slot,
         }
-        return config.model_copy(update={"extra_body": hints | (config.extra_body or {})})
+        update: dict[str, Any] = {"extra_body": hints | (config.extra_body or {})}
+        if config.temperature is None:
+            update["temperature"] = DEFAULT_TEMPERATURE
+        return config.model_copy(update=update)
 
     async def generate(
         self,
@@ -181,10 +202,12 @@ class LocalModelAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
-        delegate = await self.delegate()
-        return await delegate.generate(
-            input, tools, tool_choice, self.request_config(input, config)
-        )
+        slot = conversation_slot(input, self.slots)
+        async with slot_lock(self.connection_key(), slot):
+            delegate = await self.delegate()
+            return await delegate.generate(
+                input, tools, tool_choice, self.request_config(input, config, slot)
+            )
 
     def max_connections(self) -> int:
         """One request per slot: more would only queue inside the server and eat the timeout."""

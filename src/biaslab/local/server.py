@@ -33,8 +33,10 @@ DEFAULT_CTX = 2048
 DEFAULT_PARALLEL = 1
 """Slots (conversations decoded at once). One keeps memory low and results schedule-independent."""
 DEFAULT_START_TIMEOUT = 120.0
-RAM_CACHE_MIB = 512
-"""Host-RAM prompt cache: lets conversations that share a slot swap their KV state in and out."""
+RAM_CACHE_MIB = 0
+"""Host-RAM prompt cache, off: with it on, a conversation whose slot state was swapped out and back
+in answered differently from the same conversation run alone (tests/local, concurrency test).
+Each turn still reuses its slot's KV cache (``cache_prompt``), which is where the speed-up is."""
 _LOG_ERRORS_ONLY = 1  # llama.cpp verbosity threshold: 1 prints errors, -1 prints nothing
 
 

@@ -712,15 +712,14 @@ def _bias_gap(
 def _odds_ratio(
     c1: pd.DataFrame, c2: pd.DataFrame, seed: np.random.SeedSequence, n_boot: int, out: _Out
 ) -> None:
-    with np.errstate(invalid="ignore"):  # stats' log-OR of empty resamples: inf - inf, NaN'd there
-        res = stats.odds_ratio(
-            c1["correct"],
-            c2["correct"],
-            c1["conversation"],
-            c2["conversation"],
-            n_boot=n_boot,
-            seed=seed,
-        )
+    res = stats.odds_ratio(
+        c1["correct"],
+        c2["correct"],
+        c1["conversation"],
+        c2["conversation"],
+        n_boot=n_boot,
+        seed=seed,
+    )
     out.stat("odds_ratio", res)
     out.put("odds_ratio", res.statistic, res.reason)
     out.put("odds_ratio_ci", res.ci, res.ci_reason or res.reason)

