@@ -364,7 +364,8 @@ def models() -> None:
     click.echo("Reference agents (offline, deterministic; --model biaslab/<name>):")
     for name, doc in agent_catalogue().items():
         click.echo(f"  biaslab/{name}: {doc}")
-    click.echo("Embedded model (offline): biaslab/local  (biaslab/local?threads=2&ctx=4096)")
+    click.echo("Embedded model (offline): biaslab/local — SmolLM2-135M-Instruct via llama.cpp")
+    click.echo("  options: biaslab/local?threads=1&ctx=2048&parallel=1&gguf=PATH (or BIASLAB_GGUF)")
     click.echo("Remote models: any Inspect provider, e.g. openai/gpt-4o-mini (OPENAI_API_KEY),")
     click.echo("  anthropic/claude-sonnet-4-0 (ANTHROPIC_API_KEY), vllm/<hf-id>, ollama/<name>,")
     click.echo("  openai-api/<service>/<model> for any OpenAI-compatible server")
