@@ -54,6 +54,11 @@ def cyclic_net(tmp_path: Path) -> Path:
         (("run", "defeasible", "--model", "biaslab/nope"), "unknown agent 'nope'"),
         (("run", "defeasible", "--model", "nosuchprovider/x"), "nosuchprovider"),
         (("run", "defeasible", "--model", "biaslab/oracle", "--seeds", "x-y"), "--seeds"),
+        (
+            ("run", "defeasible", "--model", "biaslab/oracle", "--log-dir", "/proc/x"),
+            "cannot create",
+        ),
+        (("demo", "--out", "/proc/x", "--no-local"), "cannot create"),
         (("analyze", "does/not/exist"), "no such log file or directory"),
         (("report", "does/not/exist", "-o", "out"), "no such log file or directory"),
         (("resolve", "does/not/exist.json"), "cannot read"),

@@ -33,6 +33,15 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def ensure_dir(path: Path) -> Path:
+    """Create an output directory, or fail in one line."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create {path}: {exc.strerror or exc}")
+    return path
+
+
 def parse_params(pairs: Sequence[str]) -> dict[str, str]:
     params: dict[str, str] = {}
     for pair in pairs:
@@ -202,6 +211,7 @@ def run_suite(
     from inspect_ai import eval as inspect_eval
     from inspect_ai import eval_retry
 
+    ensure_dir(log_dir)
     for model in models:
         _check_model(model)
     task = registered_task(suite, preset=preset, n=n, seed=seed, params=params)
@@ -405,9 +415,13 @@ DEMO_AGENTS = (
     "biaslab/random",
     "biaslab/always-yes",
     "biaslab/sticky?p=0.9",
+    "biaslab/calibrated",
     "biaslab/last-polarity",
     "biaslab/negation",
 )
+DEMO_SEEDS = 3  # several seeds fill the reproducibility tables (ICC, Kruskal-Wallis, CV)
+DEMO_TOKENBIAS_AGENTS = ("biaslab/oracle", "biaslab/random", "biaslab/token-biased")
+DEMO_TOKENBIAS_N = 20
 
 
 def local_model_available() -> bool:
@@ -445,25 +459,30 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
         with_local = local_model_available()
         if not with_local:
             click.echo("[demo] embedded model not installed: skipping biaslab/local", err=True)
-    log_dir = out / "logs"
-    for old in sorted(log_dir.glob("*.eval")) if log_dir.is_dir() else []:
+    log_dir = ensure_dir(out / "logs")
+    for old in sorted(log_dir.glob("*.eval")):
         old.unlink()  # the demo's own logs from an earlier demo: start afresh
+    quiet: dict[str, Any] = {
+        "log_dir": log_dir,
+        "limit": None,
+        "max_connections": None,
+        "display": "none",
+        "resume": False,
+        "preset": None,
+    }
     suite = "defeasible"
-    click.echo(
-        f"[demo] {suite}: {n} items per topology, {len(DEMO_AGENTS)} reference agents", err=True
-    )
+    agents = ", ".join(a.removeprefix("biaslab/") for a in DEMO_AGENTS)
+    for offset in range(DEMO_SEEDS):
+        click.echo(
+            f"[demo] {suite}, seed {seed + offset}: {n} items per topology; {agents}", err=True
+        )
+        run_suite(suite, models=DEMO_AGENTS, n=n, seed=seed + offset, params={}, **quiet)
+    click.echo(f"[demo] {suite}, seed {seed}: reversed question order", err=True)
+    reversed_order = {"question_order": "reversed"}
+    run_suite(suite, models=DEMO_AGENTS, n=n, seed=seed, params=reversed_order, **quiet)
+    click.echo(f"[demo] tokenbias, seed {seed}: {DEMO_TOKENBIAS_N} pairs per hypothesis", err=True)
     run_suite(
-        suite,
-        models=DEMO_AGENTS,
-        preset=None,
-        n=n,
-        seed=seed,
-        params={},
-        log_dir=log_dir,
-        limit=None,
-        max_connections=None,
-        display="none",
-        resume=False,
+        "tokenbias", models=DEMO_TOKENBIAS_AGENTS, n=DEMO_TOKENBIAS_N, seed=seed, params={}, **quiet
     )
     if with_local:
         click.echo(f"[demo] {suite}: biaslab/local on {local_n} item(s) per topology", err=True)
