@@ -284,3 +284,27 @@ def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFi
     results = json.loads(capsys.readouterr().out)
     assert results["tests"] and not any(test["rejected"] for test in results["tests"])
     assert all(test["accuracy_original"] == 1.0 for test in results["tests"])
+
+
+@pytest.mark.parametrize("command", ["suites", "resolve", "generate"])
+def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Path) -> None:
+    net = tmp_path / "net.json"
+    net.write_text(json.dumps({"edges": [{"from": "a", "to": "b", "sign": "+"}]}))
+    args = {
+        "suites": ["suites"],
+        "resolve": ["resolve", str(net), "--subject", "a", "--property", "b"],
+        "generate": ["generate", "defeasible", "--n", "1", "-o", str(tmp_path / "g.jsonl")],
+    }[command]
+    code = (
+        "import sys\n"
+        "from biaslab.cli import main\n"
+        f"assert main({args!r}) == 0\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'inspect_ai', 'pandas', 'matplotlib', 'statsmodels', 'scipy'})\n"
+        "print('HEAVY:' + ','.join(heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
