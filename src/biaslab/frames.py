@@ -11,19 +11,6 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from biaslab.errors import BiaslabError
 
-TURN_COLUMNS = [
-    "model",
-    "suite",
-    "run_id",
-    "item_id",
-    "turn",
-    "kind",
-    "gold",
-    "predicted",
-    "parsed",
-    "correct",
-]
-
 
 def read_logs(path: Path) -> list[EvalLog]:
     """Every biaslab eval log at ``path`` (a log file or a directory of them)."""
