@@ -13,6 +13,9 @@ from pydantic import ValidationError
 from statsmodels.stats.anova import anova_lm
 
 from biaslab import stats as S
+from biaslab.stats import bootstrap as stats_bootstrap
+from biaslab.stats import regression as stats_regression
+from biaslab.stats.bootstrap import _resample_blocks
 
 
 def chi2_1df_sf(x: float) -> float:
@@ -377,10 +380,10 @@ def test_bootstrap_means_degenerate() -> None:
 
 def test_block_boundaries_do_not_change_the_distribution(monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory blocking must not bias anything: every resample draws exactly G clusters."""
-    monkeypatch.setattr(S, "_BLOCK_ELEMENTS", 70)
+    monkeypatch.setattr(stats_bootstrap, "_BLOCK_ELEMENTS", 70)
     rng = np.random.default_rng(0)
     total = 0
-    for start, w in S._resample_blocks(rng, 10, 25):
+    for start, w in _resample_blocks(rng, 10, 25):
         assert (w.sum(axis=1) == 10).all()
         assert start == total
         total += len(w)
@@ -667,7 +670,7 @@ def test_mixed_slope_degenerate(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise np.linalg.LinAlgError("Singular matrix")
 
-    monkeypatch.setattr(S.MixedLM, "fit", boom)
+    monkeypatch.setattr(stats_regression.MixedLM, "fit", boom)
     res = S.mixed_slope([1, 3, 2, 5, 4, 6], [1, 2, 3, 4, 5, 6], [1, 1, 2, 2, 3, 3])
     assert_undefined(res)
     assert "Singular" in (res.reason or "")
