@@ -35,6 +35,12 @@ from biaslab.stats.bootstrap import bootstrap_mean, bootstrap_mean_diff, odds_ra
 from biaslab.stats.correlation import brier, pearson, spearman, two_proportion_ztest
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
+from biaslab.stats.permutation import (
+    PermutationNullResult,
+    null_fields,
+    permutation_null,
+    strata_codes,
+)
 from biaslab.stats.regression import mixed_slope, ols_slope
 from biaslab.stats.results import (
     AdjustedPValues,
@@ -63,6 +69,7 @@ __all__ = [
     "MeanDiffResult",
     "OddsRatioResult",
     "PairedTable",
+    "PermutationNullResult",
     "ProportionTestResult",
     "Seed",
     "SlopeResult",
@@ -78,10 +85,13 @@ __all__ = [
     "mcnemar_one_sided",
     "mcnemar_paired",
     "mixed_slope",
+    "null_fields",
     "odds_ratio",
     "ols_slope",
     "paired_table",
     "pearson",
+    "permutation_null",
     "spearman",
+    "strata_codes",
     "two_proportion_ztest",
 ]

@@ -1,0 +1,216 @@
+"""Stratified permutation nulls: what a bias metric would be if answers carried no dependence on
+anything but the strata.
+
+A bias metric is only evidence next to the value an agent *without* the bias would get. The null
+here keeps everything that defines the metric's cells fixed (e.g. each turn's congruence condition)
+and exchanges the model's answers among rows that share a stratum (e.g. turns whose update alone
+determines the same gold answer), so the null agent has the model's own accuracy profile per
+stratum but no memory. Each suite states its strata in its results' ``decisions``.
+
+Vectorised: each block of permutations is one ``Generator.permuted`` call per stratum on a
+(permutations x rows) index matrix, and the metric receives all permuted answer arrays of a block at
+once. Hand-written because neither scipy's ``permutation_test`` (no strata, one statistic call per
+batch of resamples of whole samples) nor statsmodels offers stratified exchange of rows with a
+vectorised statistic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from biaslab.stats._inputs import Seed, _check_level, _rng
+from biaslab.stats.results import StatResult
+
+__all__ = [
+    "NULL_SUFFIXES",
+    "PermutationNullResult",
+    "null_fields",
+    "permutation_null",
+    "strata_codes",
+]
+
+Alternative = Literal["greater", "less", "two-sided"]
+#: a vectorised metric: permuted answers of shape (B, n) or (B, n, k) -> B statistics (NaN = undefined)
+Metric = Callable[[np.ndarray], np.ndarray]
+
+DEFAULT_PERMUTATIONS = 2_000
+_BLOCK_ELEMENTS = 4_000_000  # index-matrix elements per block (~32 MB as int64); bounds memory only
+#: the suffixes every bias metric ``X`` carries in results: X_null, X_null_lo, X_null_hi, X_excess, X_null_p
+NULL_SUFFIXES = ("_null", "_null_lo", "_null_hi", "_excess", "_null_p")
+
+
+class PermutationNullResult(StatResult):
+    """Observed metric (``statistic``) beside its stratified permutation null.
+
+    ``null_mean`` and ``null_lo``/``null_hi`` (the central ``null_level`` band) describe the metric
+    under exchange within strata; ``excess`` = statistic − null_mean; ``pvalue`` is the permutation
+    p-value (1 + #as extreme) / (1 + #defined permutations) in the ``alternative`` direction.
+    ``n`` is the number of rows; ``n_exchangeable`` the rows in strata with at least two rows (the
+    only rows a permutation can move).
+    """
+
+    alternative: Alternative
+    n_perm: int
+    n_perm_undefined: int = 0
+    n_strata: int
+    n_exchangeable: int
+    null_mean: float | None = None
+    null_lo: float | None = None
+    null_hi: float | None = None
+    null_level: float | None = None
+    excess: float | None = None
+
+
+def strata_codes(columns: Mapping[str, Sequence[Any]] | Sequence[Sequence[Any]]) -> np.ndarray:
+    """Dense stratum codes from one or more aligned key columns (a row's stratum is its tuple of
+    keys). Codes follow the sorted order of the key tuples' text, so they never depend on row
+    order, hashing or set iteration."""
+    cols = list(columns.values()) if isinstance(columns, Mapping) else list(columns)
+    if not cols:
+        raise ValueError("need at least one stratum column")
+    n = len(cols[0])
+    if any(len(c) != n for c in cols):
+        raise ValueError("stratum columns differ in length")
+    keys = ["\x1f".join(repr(col[i]) for col in cols) for i in range(n)]
+    _, codes = np.unique(np.asarray(keys, dtype=object).astype(str), return_inverse=True)
+    return codes.astype(np.intp).ravel()
+
+
+def _strata_members(codes: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """Row positions of every stratum with two or more rows (the only ones a permutation moves),
+    in code order, and the number of strata."""
+    order = np.argsort(codes, kind="stable")
+    groups, starts = np.unique(codes[order], return_index=True)
+    bounds = [*starts.tolist(), len(codes)]
+    members = [order[bounds[i] : bounds[i + 1]] for i in range(len(groups))]
+    return [m for m in members if len(m) >= 2], len(groups)
+
+
+def _permuted_indices(
+    n: int, members: list[np.ndarray], size: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(size x n) row indices, each row an independent permutation within strata."""
+    idx = np.broadcast_to(np.arange(n, dtype=np.intp), (size, n)).copy()
+    for rows in members:
+        idx[:, rows] = rng.permuted(np.broadcast_to(rows, (size, len(rows))), axis=1)
+    return idx
+
+
+def _p_value(null: np.ndarray, observed: float, centre: float, alternative: Alternative) -> float:
+    tol = 1e-12 * max(1.0, abs(observed))
+    if alternative == "greater":
+        extreme = int((null >= observed - tol).sum())
+    elif alternative == "less":
+        extreme = int((null <= observed + tol).sum())
+    else:
+        extreme = int((np.abs(null - centre) >= abs(observed - centre) - tol).sum())
+    return (1 + extreme) / (1 + len(null))
+
+
+def permutation_null(
+    values: npt.ArrayLike,
+    strata: npt.ArrayLike | None,
+    metric: Metric,
+    *,
+    seed: Seed,
+    n_perm: int = DEFAULT_PERMUTATIONS,
+    alternative: Alternative = "greater",
+    level: float = 0.95,
+    max_undefined_frac: float = 0.05,
+    name: str = "metric",
+) -> PermutationNullResult:
+    """The metric on the observed answers beside its null under exchange of answers within strata.
+
+    ``values`` holds one answer per row (shape (n,) or (n, k) for several aligned answer columns
+    that move together, e.g. an answer and its confidence); ``strata`` one integer code per row
+    (see :func:`strata_codes`; ``None`` = one stratum). ``metric`` maps permuted answers of shape
+    (B, n[, k]) to B statistics and must not depend on row order other than through the answers;
+    NaN marks a permutation on which it is undefined. The default ``alternative="greater"`` asks
+    whether the observed metric exceeds what exchangeable answers give (the direction of a bias).
+    """
+    _check_level(level)
+    if n_perm < 1:
+        raise ValueError(f"n_perm must be >= 1, got {n_perm}")
+    if alternative not in ("greater", "less", "two-sided"):
+        raise ValueError(f"alternative must be greater, less or two-sided, got {alternative!r}")
+    answers = np.asarray(values)
+    if answers.ndim not in (1, 2):
+        raise ValueError("values must be 1-D (one answer per row) or 2-D (rows x columns)")
+    n = answers.shape[0]
+    codes = np.zeros(n, dtype=np.intp) if strata is None else np.asarray(strata).ravel()
+    if len(codes) != n:
+        raise ValueError(f"values and strata differ in length ({n} vs {len(codes)})")
+    method = f"stratified permutation null ({n_perm} permutations within strata, {alternative})"
+    common: dict[str, Any] = {
+        "method": method,
+        "n": n,
+        "alternative": alternative,
+        "n_perm": n_perm,
+        "null_level": level,
+    }
+    members, common["n_strata"] = _strata_members(codes)
+    common["n_exchangeable"] = int(sum(len(m) for m in members))
+    if n == 0:
+        return PermutationNullResult(**common, defined=False, reason=f"no rows for {name}")
+    observed = float(np.asarray(metric(answers[np.newaxis, ...]), dtype=float).ravel()[0])
+    if not np.isfinite(observed):
+        return PermutationNullResult(
+            **common, defined=False, reason=f"{name} is undefined on the observed answers"
+        )
+    rng = _rng(seed)
+    draws = np.empty(n_perm, dtype=np.float64)
+    block = max(1, _BLOCK_ELEMENTS // max(n * (answers.shape[1] if answers.ndim == 2 else 1), 1))
+    for start in range(0, n_perm, block):
+        size = min(block, n_perm - start)
+        idx = _permuted_indices(n, members, size, rng)
+        out = np.asarray(metric(answers[idx]), dtype=float).ravel()
+        if out.shape != (size,):
+            raise ValueError(f"metric returned shape {out.shape}, expected ({size},)")
+        draws[start : start + size] = out
+    finite = draws[np.isfinite(draws)]
+    n_undefined = n_perm - len(finite)
+    common["n_perm_undefined"] = n_undefined
+    if len(finite) == 0 or n_undefined > max_undefined_frac * n_perm:
+        return PermutationNullResult(
+            **common,
+            statistic=observed,
+            defined=True,
+            notes=(
+                f"{n_undefined} of {n_perm} permutations left {name} undefined; no null reported",
+            ),
+        )
+    centre = float(finite.mean())
+    tail = (1.0 - level) / 2.0
+    lo, hi = (float(v) for v in np.quantile(finite, [tail, 1.0 - tail]))
+    notes: tuple[str, ...] = ()
+    if common["n_exchangeable"] == 0:
+        notes = ("no stratum has two rows: the null is the observed value itself",)
+    return PermutationNullResult(
+        **common,
+        statistic=observed,
+        pvalue=_p_value(finite, observed, centre, alternative),
+        null_mean=centre,
+        null_lo=lo,
+        null_hi=hi,
+        excess=observed - centre,
+        notes=notes,
+    )
+
+
+def null_fields(name: str, result: PermutationNullResult | None) -> dict[str, float | None]:
+    """The shared result fields for bias metric ``name``: ``name``, ``name_null``,
+    ``name_null_lo``, ``name_null_hi``, ``name_excess``, ``name_null_p`` (``None`` where undefined)."""
+    if result is None or not result.defined:
+        return {name: None, **{name + suffix: None for suffix in NULL_SUFFIXES}}
+    return {
+        name: result.statistic,
+        f"{name}_null": result.null_mean,
+        f"{name}_null_lo": result.null_lo,
+        f"{name}_null_hi": result.null_hi,
+        f"{name}_excess": result.excess,
+        f"{name}_null_p": result.pvalue,
+    }
