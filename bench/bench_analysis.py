@@ -113,7 +113,7 @@ def synthetic_frame(target: int = TARGET_TURNS, seed: int = 0) -> pd.DataFrame:
             meta = {
                 "model": model,
                 "suite": "defeasible",
-                "run_id": f"run-{item % 5 + 1}",
+                "run_key": f"run-{item % 5 + 1}",
                 "item_id": f"item-{item}",
                 "item_topology": ("default", "linear", "tree")[item % 3],
                 "item_difficulty": ("easy", "hard")[(item // 3) % 2],
@@ -123,13 +123,13 @@ def synthetic_frame(target: int = TARGET_TURNS, seed: int = 0) -> pd.DataFrame:
             }
             rows += _conversation(rng, model, meta)
     df = pd.DataFrame(rows[:target])
-    df["turn"] = df.groupby(["model", "run_id", "item_id"]).cumcount()
+    df["turn"] = df.groupby(["model", "run_key", "item_id"]).cumcount()
     return df
 
 
 def main() -> None:
     df = synthetic_frame()
-    n_conv = df.groupby(["model", "run_id", "item_id"]).ngroups
+    n_conv = df.groupby(["model", "run_key", "item_id"]).ngroups
     print(f"frame: {len(df):,} turns, {n_conv:,} conversations, {df['model'].nunique()} models")
     analyze(df.head(300))  # warm-up: imports, statsmodels compilation of formulas
     start = time.perf_counter()

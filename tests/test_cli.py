@@ -218,9 +218,9 @@ def test_inspect_eval_uses_the_registered_task_and_provider(tmp_path: Path) -> N
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    from biaslab.frames import read_logs, turn_frame
+    from biaslab.frames import frame_at
 
-    frame = turn_frame(read_logs(tmp_path))
+    frame = frame_at(tmp_path)
     assert set(frame["item_topology"]) == {"linear"}
     assert frame["correct"].all()
 
@@ -260,11 +260,11 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     assert resumed.eval.eval_id != log.eval.eval_id
     assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
     # the failed attempt and its retry are one run: analysis counts every turn once
-    from biaslab.frames import read_logs, turn_frame
+    from biaslab.frames import answer_frame, read_log_set
 
-    logs = read_logs(tmp_path)
-    assert [read.eval.eval_id for read in logs] == [resumed.eval.eval_id]
-    frame = turn_frame(logs)
+    log_set = read_log_set(tmp_path)
+    assert len(log_set.logs) == 2 and len(log_set.collapsed) == 1
+    frame = answer_frame(log_set)
     assert not frame.duplicated(["item_id", "turn"]).any()
 
 

@@ -8,7 +8,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from biaslab.answers import format_instruction
-from biaslab.frames import read_logs, turn_frame
+from biaslab.frames import frame_at
 from biaslab.schema import Item, Turn
 from biaslab.tasks import build_task
 
@@ -58,7 +58,7 @@ def test_every_turn_is_asked_with_the_history_and_scored(tmp_path: Path) -> None
     run_toy(tmp_path, reply, [toy_item(0, ("yes", "no", "yes"))])
     # system + user, then + assistant + user per further turn: the model's answers stay in history
     assert seen == [2, 4, 6]
-    frame = turn_frame(read_logs(tmp_path))
+    frame = frame_at(tmp_path)
     assert frame["turn"].tolist() == [0, 1, 2]
     assert frame["correct"].tolist() == [True, False, True]
     assert frame["item_k"].tolist() == [0, 0, 0]
@@ -71,7 +71,7 @@ def test_unparseable_answers_are_recorded_not_fatal(tmp_path: Path) -> None:
         return out(next(replies))
 
     run_toy(tmp_path, reply, [toy_item(0, ("yes", "no", "no"))])
-    frame = turn_frame(read_logs(tmp_path))
+    frame = frame_at(tmp_path)
     assert frame["parsed"].tolist() == [False, True, False]
     predicted = [p if isinstance(p, str) else None for p in frame["predicted"]]
     assert predicted == [None, "no", None]
@@ -93,7 +93,7 @@ def test_a_failing_model_keeps_the_answers_already_given(tmp_path: Path) -> None
         task, model=model, log_dir=str(tmp_path), display="none", fail_on_error=False
     )
     assert log.samples and log.samples[0].error is not None
-    frame = turn_frame(read_logs(tmp_path))
+    frame = frame_at(tmp_path)
     assert frame["turn"].tolist() == [0]
     assert frame["correct"].tolist() == [True]
     assert "server went away" in str(frame["sample_error"].iloc[0])

@@ -322,13 +322,17 @@ def log_summary(log: Any, seed: int) -> str:
 
 
 def analyse_path(path: Path) -> dict[str, Any]:
-    """suite name -> analysis results (pydantic) for every biaslab log at ``path``."""
-    from biaslab.frames import logs_by_suite, read_logs, turn_frame
+    """suite name -> analysis results (pydantic) for every biaslab log at ``path``; says on stderr
+    which logs were skipped and which duplicate runs were collapsed."""
+    from biaslab.frames import answer_frame, read_log_set
     from biaslab.suites.registry import get_suite
 
+    log_set = read_log_set(path)
+    for line in [*log_set.skipped, *log_set.collapsed]:
+        click.echo(f"biaslab: {line}", err=True)
     results: dict[str, Any] = {}
-    for suite_name, logs in sorted(logs_by_suite(read_logs(path)).items()):
-        results[suite_name] = get_suite(suite_name).analyze(turn_frame(logs))
+    for suite_name in log_set.suites():
+        results[suite_name] = get_suite(suite_name).analyze(answer_frame(log_set, suite_name))
     return results
 
 

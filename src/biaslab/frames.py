@@ -1,93 +1,261 @@
-"""Inspect logs -> one tidy row per answered turn. Reads logs only; never calls a model."""
+"""Inspect logs -> one tidy row per answer, each answer counted once. Reads logs; never calls a model.
+
+However the logs were produced — ``biaslab run`` twice, ``inspect eval`` into the same directory, a
+retry, a killed process, two processes at once — answers are keyed by (run identity, item id,
+epoch) (:mod:`biaslab.identity`), and each key keeps one sample: a finished sample beats an
+unfinished one, then the one with more recorded answers, then the newest log (then the file name,
+so the choice never depends on listing order). Rows are sorted by that identity, never by Inspect's
+random run ids or by file order, so the same answers give the same frame.
+
+Only what the analysis needs is read: samples come without messages, events and attachments.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from pydantic import BaseModel, ConfigDict
 
 from biaslab.errors import BiaslabError
+from biaslab.identity import roles_label, run_key
+
+#: where a task's per-answer records live in the sample store
+ANSWERS_KEY = "biaslab_answers"
+#: where logs written before typed records kept the label conversation's turns
+LEGACY_TURNS_KEY = "biaslab_turns"
+#: sample fields the frame never reads (the bulk of a log)
+EXCLUDED_SAMPLE_FIELDS = frozenset(
+    {"messages", "events", "attachments", "events_data", "timelines"}
+)
+IDENTITY_COLUMNS = ("suite", "model", "roles", "run_key", "seed", "item_id", "epoch")
 
 
-def read_logs(path: Path) -> list[EvalLog]:
-    """Every biaslab eval log at ``path`` (a log file or a directory of them)."""
+class ProvenanceRow(BaseModel):
+    """One log the analysis read: what it is and how many of its answers were used."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str
+    status: str
+    suite: str
+    model: str
+    roles: str
+    seed: int | None
+    preset: str | None
+    run_key: str
+    samples: int
+    samples_total: int | None
+    samples_used: int
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    rank: tuple[Any, ...]
+    log_index: int
+    sample: Any
+
+
+@dataclass
+class LogSet:
+    """The biaslab logs at a path, with one sample kept per (run, item, epoch)."""
+
+    logs: list[Any]
+    files: list[str]
+    chosen: dict[tuple[str, str, int], _Candidate]
+    skipped: list[str] = field(default_factory=list)
+    collapsed: list[str] = field(default_factory=list)
+    provenance: list[ProvenanceRow] = field(default_factory=list)
+
+    def suites(self) -> list[str]:
+        return sorted({_suite(log) for log in self.logs})
+
+    def samples(self, suite: str | None = None) -> Iterator[tuple[Any, Any]]:
+        """(log, sample) for every kept sample, in identity order."""
+        for key in sorted(self.chosen):
+            candidate = self.chosen[key]
+            log = self.logs[candidate.log_index]
+            if suite is None or _suite(log) == suite:
+                yield log, candidate.sample
+
+
+def _suite(log: Any) -> str:
+    return str((log.eval.metadata or {}).get("biaslab_suite", ""))
+
+
+def _log_files(path: Path) -> list[str]:
+    from inspect_ai.log import list_eval_logs
+
     if not path.exists():
         raise BiaslabError(f"no such log file or directory: {path}")
     if path.is_dir():
-        files = [info.name for info in list_eval_logs(str(path), recursive=True)]
-    else:
-        files = [str(path)]
-    logs: list[EvalLog] = []
-    for file in sorted(files):
+        return sorted(info.name for info in list_eval_logs(str(path), recursive=True))
+    if path.suffix not in (".eval", ".json"):
+        raise BiaslabError(f"{path} is not an Inspect log (.eval or .json) or a log directory")
+    return [str(path)]
+
+
+def _read(file: str) -> Any:
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(file, exclude_fields=set(EXCLUDED_SAMPLE_FIELDS))
+
+
+def _display_name(file: str) -> str:
+    return file.removeprefix("file://").rsplit("/", 1)[-1]
+
+
+def records_of(sample: Any) -> list[dict[str, Any]]:
+    """A sample's answer records: typed records, else the label conversation's legacy turns."""
+    store = sample.store or {}
+    if ANSWERS_KEY in store:
+        return list(store[ANSWERS_KEY])
+    score = next(iter((sample.scores or {}).values()), None)
+    turns = (score.metadata or {}).get("turns") if score else None
+    if turns is None:
+        turns = store.get(LEGACY_TURNS_KEY, [])
+    return [_legacy_turn(turn) for turn in turns]
+
+
+def _legacy_turn(turn: dict[str, Any]) -> dict[str, Any]:
+    data = {"record": "turn", **turn}
+    data["turn"] = data.pop("index")
+    data.pop("completion", None)
+    return data
+
+
+def _finished(sample: Any) -> bool:
+    return sample.error is None and bool(sample.scores)
+
+
+def read_log_set(path: Path) -> LogSet:
+    """Read every biaslab log at ``path`` (a log file or a directory), skipping unreadable ones
+    with a warning, and keep one sample per (run identity, item id, epoch)."""
+    logs: list[Any] = []
+    files: list[str] = []
+    skipped: list[str] = []
+    for file in _log_files(path):
         try:
-            log = read_eval_log(file)
+            log = _read(file)
         except Exception as exc:  # Inspect raises several types for unreadable logs
-            raise BiaslabError(f"cannot read Inspect log {file}: {exc}") from exc
-        if (log.eval.metadata or {}).get("biaslab_suite"):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if not path.is_dir():
+                raise BiaslabError(f"cannot read Inspect log {path}: {first[:200]}") from exc
+            skipped.append(f"skipped unreadable log {_display_name(file)}: {first[:200]}")
+            continue
+        if _suite(log):
             logs.append(log)
+            files.append(file)
     if not logs:
-        raise BiaslabError(f"no biaslab eval logs found at {path}")
-    return latest_attempts(logs)
+        extra = f" ({len(skipped)} unreadable; first: {skipped[0]})" if skipped else ""
+        raise BiaslabError(f"no biaslab eval logs found at {path}{extra}")
+    chosen: dict[tuple[str, str, int], _Candidate] = {}
+    keys = [run_key(log.eval) for log in logs]
+    for index, log in enumerate(logs):
+        for sample in log.samples or []:
+            rank = (
+                _finished(sample),
+                len(records_of(sample)),
+                str(log.eval.created),
+                _display_name(files[index]),
+            )
+            key = (keys[index], str(sample.id), int(sample.epoch))
+            if key not in chosen or rank > chosen[key].rank:
+                chosen[key] = _Candidate(rank=rank, log_index=index, sample=sample)
+    log_set = LogSet(logs=logs, files=files, chosen=chosen, skipped=skipped)
+    log_set.provenance = _provenance(log_set, keys)
+    log_set.collapsed = _collapse_notes(log_set, keys)
+    return log_set
 
 
-def latest_attempts(logs: list[EvalLog]) -> list[EvalLog]:
-    """Drop logs superseded by a retry: a resumed run keeps its task id and carries the samples the
-    failed attempt had finished, so counting both would count those samples twice."""
-    latest: dict[tuple[str, str], EvalLog] = {}
-    for log in logs:
-        key = (log.eval.task_id, log.eval.model)
-        if key not in latest or log.eval.created > latest[key].eval.created:
-            latest[key] = log
-    return [log for log in logs if latest[(log.eval.task_id, log.eval.model)] is log]
+def _provenance(log_set: LogSet, keys: list[str]) -> list[ProvenanceRow]:
+    used = [0] * len(log_set.logs)
+    for candidate in log_set.chosen.values():
+        used[candidate.log_index] += 1
+    rows = []
+    for index, log in enumerate(log_set.logs):
+        spec = log.eval
+        rows.append(
+            ProvenanceRow(
+                file=_display_name(log_set.files[index]),
+                status=str(log.status),
+                suite=_suite(log),
+                model=spec.model,
+                roles=roles_label(spec.model_roles),
+                seed=(spec.metadata or {}).get("biaslab_seed"),
+                preset=(spec.task_args or {}).get("preset"),
+                run_key=keys[index],
+                samples=sum(1 for s in log.samples or [] if _finished(s)),
+                samples_total=spec.dataset.samples,
+                samples_used=used[index],
+            )
+        )
+    return sorted(rows, key=lambda r: (r.suite, r.model, r.roles, r.seed or 0, r.run_key, r.file))
+
+
+def _collapse_notes(log_set: LogSet, keys: list[str]) -> list[str]:
+    """One line per run identity that more than one log holds."""
+    notes = []
+    by_key: dict[str, list[ProvenanceRow]] = {}
+    for row in log_set.provenance:
+        by_key.setdefault(row.run_key, []).append(row)
+    for rows in by_key.values():
+        if len(rows) < 2:
+            continue
+        read = sum(
+            len(log_set.logs[i].samples or []) for i, k in enumerate(keys) if k == rows[0].run_key
+        )
+        kept = sum(r.samples_used for r in rows)
+        sources = ", ".join(f"{r.samples_used} from {r.file}" for r in rows if r.samples_used)
+        roles = f" ({rows[0].roles})" if rows[0].roles else ""
+        notes.append(
+            f"{len(rows)} logs of the same run collapsed ({rows[0].suite}, {rows[0].model}{roles}, "
+            f"seed {rows[0].seed}): kept {kept} of {read} samples — {sources}"
+        )
+    return notes
 
 
 def _flatten(prefix: str, data: dict[str, Any]) -> dict[str, Any]:
     return {f"{prefix}{key}": value for key, value in data.items() if not isinstance(value, dict)}
 
 
-def turn_rows(log: EvalLog) -> Iterable[dict[str, Any]]:
-    suite = (log.eval.metadata or {}).get("biaslab_suite")
-    for sample in log.samples or []:
-        item = sample.metadata.get("item", {})
-        score = next(iter((sample.scores or {}).values()), None)
-        records = (score.metadata or {}).get("turns") if score else None
-        if records is None:  # errored sample: the solver's store still has what was answered
-            records = sample.store.get("biaslab_turns", [])
-        turns = {turn["index"]: turn for turn in item.get("turns", [])}
-        for record in records:
-            turn = turns.get(record["index"], {})
-            row: dict[str, Any] = {
-                "model": log.eval.model,
-                "suite": suite,
-                "run_id": log.eval.run_id,
-                "item_id": sample.id,
-                "turn": record["index"],
-                "kind": record["kind"],
-                "gold": record["gold"],
-                "predicted": record["predicted"],
-                "parsed": record["parsed"],
-                "correct": record["correct"],
-                "label_probs": record.get("label_probs"),
-                "sample_error": sample.error.message if sample.error else None,
-            }
-            row.update(_flatten("item_", item.get("meta", {})))
-            row.update(_flatten("", turn.get("meta", {})))
-            yield row
+def answer_rows(log: Any, sample: Any) -> Iterable[dict[str, Any]]:
+    """One row per answer record of a kept sample: identity, record fields, item and turn meta."""
+    spec = log.eval
+    identity = {
+        "suite": _suite(log),
+        "model": spec.model,
+        "roles": roles_label(spec.model_roles),
+        "run_key": run_key(spec),
+        "seed": (spec.metadata or {}).get("biaslab_seed"),
+        "item_id": str(sample.id),
+        "epoch": int(sample.epoch),
+    }
+    item = (sample.metadata or {}).get("item", {})
+    turns = {turn["index"]: turn for turn in item.get("turns", [])}
+    item_meta = _flatten("item_", item.get("meta", {}))
+    error = sample.error.message if sample.error else None
+    for record in records_of(sample):
+        row: dict[str, Any] = dict(identity)
+        row.update({k: v for k, v in record.items() if k not in identity})
+        row["sample_error"] = error
+        row.update(item_meta)
+        row.update(_flatten("", turns.get(record.get("turn", 0), {}).get("meta", {})))
+        yield row
 
 
-def turn_frame(logs: Iterable[EvalLog]) -> pd.DataFrame:
-    rows = [row for log in logs for row in turn_rows(log)]
+def answer_frame(log_set: LogSet, suite: str | None = None) -> pd.DataFrame:
+    """The tidy frame: one row per answer, sorted by identity, each answer once."""
+    rows = [row for log, sample in log_set.samples(suite) for row in answer_rows(log, sample)]
     frame = pd.DataFrame(rows)
     if frame.empty:
-        raise BiaslabError("the logs contain no answered turns")
+        raise BiaslabError("the logs contain no answers")
     return frame
 
 
-def logs_by_suite(logs: Iterable[EvalLog]) -> dict[str, list[EvalLog]]:
-    grouped: dict[str, list[EvalLog]] = {}
-    for log in logs:
-        grouped.setdefault(str((log.eval.metadata or {})["biaslab_suite"]), []).append(log)
-    return grouped
+def frame_at(path: Path, suite: str | None = None) -> pd.DataFrame:
+    """Shortcut: the tidy frame of every biaslab log at ``path``."""
+    return answer_frame(read_log_set(path), suite)

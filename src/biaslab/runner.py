@@ -59,5 +59,10 @@ def suite_task(
 
     generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
     return build_task(
-        suite_name, generated.items, config=generated.config, seed=seed, logprobs=logprobs
+        suite_name,
+        generated.items,
+        config=generated.config,
+        seed=seed,
+        logprobs=logprobs,
+        generator_version=generated.suite.generator_version,
     )

@@ -113,6 +113,7 @@ def build_task(
     config: dict[str, Any],
     seed: int,
     logprobs: bool = True,
+    generator_version: str = "",
 ) -> Task:
     """The Inspect task for a list of generated items."""
     return Task(
@@ -120,5 +121,10 @@ def build_task(
         dataset=MemoryDataset([item_sample(item) for item in items], name=suite),
         solver=conversation_solver(logprobs=logprobs),
         scorer=turns_scorer(),
-        metadata={"biaslab_suite": suite, "biaslab_seed": seed, "biaslab_config": config},
+        metadata={
+            "biaslab_suite": suite,
+            "biaslab_seed": seed,
+            "biaslab_config": config,
+            "biaslab_generator_version": generator_version,
+        },
     )

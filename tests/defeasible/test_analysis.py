@@ -79,7 +79,7 @@ def _row(conv: Conv, turn: int, kind: str, gold: str, pred: str | None, **meta: 
     return {
         "model": conv.model,
         "suite": "defeasible",
-        "run_id": conv.run,
+        "run_key": conv.run,
         "item_id": conv.item,
         "turn": turn,
         "kind": kind,
@@ -703,12 +703,12 @@ def _run(
 ) -> pd.DataFrame:
     import inspect_ai
 
-    from biaslab.frames import read_logs, turn_frame
+    from biaslab.frames import frame_at
     from biaslab.runner import suite_task
 
     task = suite_task("defeasible", n=n, seed=seed, params=params)
     inspect_ai.eval(task, model=[f"biaslab/{m}" for m in models], log_dir=str(tmp), display="none")
-    return turn_frame(read_logs(tmp))
+    return frame_at(tmp)
 
 
 @pytest.fixture(scope="module")
@@ -726,9 +726,9 @@ def calibrated_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[A.Defe
     tmp = tmp_path_factory.mktemp("calibrated")
     _run(tmp / "all", ["oracle", "calibrated"], 6, 11, {})
     _run(tmp / "rev", ["oracle"], 4, 11, {"topology": "default", "question_order": "reversed"})
-    from biaslab.frames import read_logs, turn_frame
+    from biaslab.frames import frame_at
 
-    yield A.analyze(turn_frame(read_logs(tmp)), n_boot=1000)
+    yield A.analyze(frame_at(tmp), n_boot=1000)
 
 
 def test_oracle_is_perfect_and_unbiased(calibrated_runs: A.DefeasibleResults) -> None:

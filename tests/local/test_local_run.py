@@ -141,7 +141,7 @@ def test_run_then_analyze_with_the_embedded_model(
 ) -> None:
     import pandas as pd
 
-    from biaslab.frames import read_logs, turn_frame
+    from biaslab.frames import frame_at
 
     log_dir = tmp_path / "logs"
     args = ["run", "defeasible", "--model", LOCAL, "--n", "1", "-p", "topology=linear"]
@@ -161,7 +161,7 @@ def test_run_then_analyze_with_the_embedded_model(
     assert [r["index"] for r in records] == list(range(item_turns))  # every turn asked, in order
     assert all(isinstance(r["completion"], str) and r["completion"] for r in records)
 
-    frame = turn_frame(read_logs(log_dir))
+    frame = frame_at(log_dir)
     assert len(frame) == item_turns and set(frame["model"]) == {LOCAL}
     assert frame["sample_error"].isna().all()
     for row in frame.to_dict("records"):

@@ -57,7 +57,7 @@ NO_EFFECT_QUESTIONS = (
 
 REQUIRED_COLUMNS = (
     "model",
-    "run_id",
+    "run_key",
     "item_id",
     "turn",
     "kind",
@@ -397,8 +397,15 @@ def _clean(frame: pd.DataFrame) -> pd.DataFrame:
     paths = [_path(v, t) for v, t in zip(df["on_path"], df["update_type"], strict=True)]
     df["path"] = pd.Series(paths, index=df.index, dtype=object)
     df["item_question_order"] = df["item_question_order"].fillna(STANDARD)
+    epoch = df["epoch"].astype(str) if "epoch" in df else "1"
     df["conversation"] = (
-        df["model"].astype(str) + "|" + df["run_id"].astype(str) + "|" + df["item_id"].astype(str)
+        df["model"].astype(str)
+        + "|"
+        + df["run_key"].astype(str)
+        + "|"
+        + df["item_id"].astype(str)
+        + "|"
+        + epoch
     )
     return df.sort_values(["conversation", "turn"], kind="stable").reset_index(drop=True)
 
