@@ -19,6 +19,7 @@ import click
 from biaslab.errors import BiaslabError
 
 EXIT_USAGE = 2
+ANSWER_FILE_SUFFIXES = (".csv", ".jsonl")
 DEFAULT_LOG_DIR = "logs"
 
 
@@ -108,6 +109,8 @@ def suites() -> None:
         click.echo("  parameters (-p key=value):")
         for key, doc in suite.parameter_docs.items():
             click.echo(f"    {key}: {doc}")
+        for line in suite.describe() if suite.describe else []:
+            click.echo(f"  {line}")
 
 
 @cli.command()
@@ -321,18 +324,32 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path) -> dict[str, Any]:
-    """suite name -> analysis results (pydantic) for every biaslab log at ``path``; says on stderr
-    which logs were skipped and which duplicate runs were collapsed."""
-    from biaslab.frames import answer_frame, read_log_set
+def analyse_path(path: Path, suite: str | None = None) -> dict[str, Any]:
+    """suite name -> analysis results (pydantic) for every biaslab log at ``path`` (or, with
+    ``suite``, a file of answers in that suite's documented format); says on stderr which logs were
+    skipped and which duplicate runs were collapsed."""
     from biaslab.suites.registry import get_suite
+
+    if suite is not None and path.suffix in ANSWER_FILE_SUFFIXES:
+        chosen = get_suite(suite)
+        if chosen.read_answers is None:
+            fail(f"suite {suite!r} cannot read answers from a file; give Inspect logs")
+        return {suite: chosen.analyze(chosen.read_answers(path))}
+    if path.suffix in ANSWER_FILE_SUFFIXES:
+        fail(f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE")
+
+    from biaslab.frames import answer_frame, read_log_set
 
     log_set = read_log_set(path)
     for line in [*log_set.skipped, *log_set.collapsed]:
         click.echo(f"biaslab: {line}", err=True)
     results: dict[str, Any] = {}
     for suite_name in log_set.suites():
+        if suite is not None and suite_name != suite:
+            continue
         results[suite_name] = get_suite(suite_name).analyze(answer_frame(log_set, suite_name))
+    if not results:
+        fail(f"no {suite} logs at {path}")
     return results
 
 
@@ -340,11 +357,17 @@ def analyse_path(path: Path) -> dict[str, Any]:
 @click.argument("logs", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="results.json")
-def analyze(logs: Path, as_json: bool, output: Path | None) -> None:
-    """Analyse Inspect logs (a file or a directory); never calls a model."""
+@click.option(
+    "--suite",
+    default=None,
+    help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
+)
+def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -> None:
+    """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
+    calls a model."""
     from biaslab.suites.registry import get_suite
 
-    results = analyse_path(logs)
+    results = analyse_path(logs, suite)
     payload = {name: result.model_dump(mode="json") for name, result in results.items()}
     text = json.dumps(payload if len(payload) > 1 else next(iter(payload.values())), indent=2)
     if output is not None:

@@ -32,12 +32,16 @@ class Suite:
     resolve_config: Callable[[str | None, Mapping[str, str]], BaseModel]
     generate: Callable[[Any, int, int], list[Item]]
     label_stats: Callable[[Sequence[Item]], dict[str, Any]]
-    #: tidy frame (one row per answered turn, from :func:`biaslab.frames.turn_frame`) -> results
+    #: tidy frame (one row per answer, from :func:`biaslab.frames.answer_frame`) -> results
     analyze: Callable[[pd.DataFrame], BaseModel]
     #: results -> plain-text tables for the terminal
     tables: Callable[[Any], str]
     #: results, output dir -> Markdown body (figures written into the dir)
     report: Callable[[Any, Path], str]
+    #: answers produced outside Inspect (a CSV/JSONL file) -> the same tidy frame, or None
+    read_answers: Callable[[Path], pd.DataFrame] | None = None
+    #: extra lines for ``biaslab suites`` (e.g. how many distinct items each pool can supply)
+    describe: Callable[[], list[str]] | None = None
 
 
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
