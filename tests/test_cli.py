@@ -228,7 +228,8 @@ def test_inspect_eval_uses_the_registered_task_and_provider(tmp_path: Path) -> N
 def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from biaslab.cli import run_suite, unfinished_logs
+    from biaslab.cli import run_suite
+    from biaslab.runs import RunSpec, previous_attempts
 
     args = {"preset": None, "n": 1, "seed": 3, "params": {"topology": "linear"}}
     [log] = run_suite(
@@ -241,12 +242,14 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
         **args,  # type: ignore[arg-type]
     )
     task_args = {"preset": None, "n": 1, "seed": 3, "logprobs": True, "topology": "linear"}
-    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    spec = RunSpec("biaslab/defeasible", task_args, "biaslab/oracle", {}, None)
+    assert previous_attempts(tmp_path, spec).unfinished is None
     # turn the finished log into a failed one: the next run must resume it, not start afresh
     failed = read_eval_log(log.location)
     failed.status = "error"
     write_eval_log(failed, log.location)
-    assert list(unfinished_logs(tmp_path, task_args, ["biaslab/oracle"])) == ["biaslab/oracle"]
+    assert previous_attempts(tmp_path, spec).unfinished is not None
+    assert previous_attempts(tmp_path, spec).succeeded is None
     [resumed] = run_suite(
         "defeasible",
         models=["biaslab/oracle"],
@@ -258,7 +261,7 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     )
     assert resumed.status == "success"
     assert resumed.eval.eval_id != log.eval.eval_id
-    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    assert previous_attempts(tmp_path, spec).succeeded is not None
     # the failed attempt and its retry are one run: analysis counts every turn once
     from biaslab.frames import answer_frame, read_log_set
 
