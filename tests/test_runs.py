@@ -142,9 +142,9 @@ def test_a_killed_run_resumes_and_counts_once(
 
 def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
     """Two identical runs started together: the second refuses in one line, nothing doubles."""
-    env = {**os.environ, "BIASLAB_TEST_DELAY": "0.05"}
+    env = {**os.environ, "BIASLAB_TEST_DELAY": "0.3"}  # ~40 calls one at a time: ~12 s
     first = subprocess.Popen(
-        [*DRIVER, *RUN, "--log-dir", str(tmp_path)],
+        [*DRIVER, *RUN, "--log-dir", str(tmp_path), "--max-connections", "1"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -156,7 +156,7 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
             if lock_dir.is_dir() and any(p.read_text() for p in lock_dir.iterdir()):
                 break
             time.sleep(0.1)
-        second = drive(*RUN, "--log-dir", str(tmp_path))
+        second = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1")
     finally:
         _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
