@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from biaslab.cli import main
+from biaslab.errors import BiaslabError
 
 BIASLAB = [sys.executable, "-m", "biaslab.cli"]
 
@@ -311,3 +312,30 @@ def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Pa
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
+
+
+def test_demo_never_removes_logs_it_did_not_write(tmp_path: Path) -> None:
+    user_log = tmp_path / "logs" / "2026-01-01T00-00-00-00-00_mine_abc.eval"
+    user_log.parent.mkdir()
+    user_log.write_bytes(b"my own results")
+    result = run_cli("demo", "--out", str(tmp_path), "--no-local")
+    assert_one_line_error(result, "did not write")
+    assert user_log.read_bytes() == b"my own results"
+    assert not (tmp_path / "report").exists()
+
+
+def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
+    from biaslab.cli import clear_previous_demo, record_demo
+
+    log_dir = clear_previous_demo(tmp_path)
+    (log_dir / "a.eval").write_bytes(b"demo")
+    record_demo(tmp_path, log_dir)
+    (log_dir / "notes.txt").write_text("keep me")
+    assert clear_previous_demo(tmp_path) == log_dir
+    assert not (log_dir / "a.eval").exists()
+    assert (log_dir / "notes.txt").read_text() == "keep me"
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "report.md").write_text("mine")
+    (tmp_path / ".biaslab-demo.json").unlink()
+    with pytest.raises(BiaslabError, match="not written by biaslab demo"):
+        clear_previous_demo(tmp_path)

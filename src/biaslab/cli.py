@@ -583,9 +583,7 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
         with_local = local_model_available()
         if not with_local:
             click.echo("[demo] embedded model not installed: skipping biaslab/local", err=True)
-    log_dir = ensure_dir(out / "logs")
-    for old in sorted(log_dir.glob("*.eval")):
-        old.unlink()  # the demo's own logs from an earlier demo: start afresh
+    log_dir = clear_previous_demo(out)
     quiet: dict[str, Any] = {
         "log_dir": log_dir,
         "limit": None,
@@ -627,9 +625,48 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
         for log in local_logs:
             if log.status != "success":
                 click.echo(f"[demo] warning: {log_summary(log, seed)}", err=True)
+    record_demo(out, log_dir)
     click.echo("[demo] analysing and writing the report", err=True)
     written = write_report(analyse_path(log_dir), out / "report")
     click.echo(f"report written to {written}")
+
+
+DEMO_MARKER = ".biaslab-demo.json"
+
+
+def clear_previous_demo(out: Path) -> Path:
+    """The demo's log directory, emptied of what an earlier demo wrote (listed in a marker file)
+    and of nothing else: logs or a report the user put there stop the demo before it changes
+    anything."""
+    marker = out / DEMO_MARKER
+    try:
+        written = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
+    except (OSError, ValueError):
+        written = {}
+    ours = set(written.get("logs", []))
+    log_dir, report = out / "logs", out / "report" / "report.md"
+    foreign = sorted(p.name for p in log_dir.glob("*.eval") if p.name not in ours)
+    if foreign:
+        fail(
+            f"{log_dir} holds Inspect logs that biaslab demo did not write ({foreign[0]}, ...); "
+            "use another --out (nothing was changed)"
+        )
+    if report.exists() and not written.get("report"):
+        fail(f"{report} was not written by biaslab demo; use another --out (nothing was changed)")
+    ensure_dir(log_dir)
+    for name in sorted(ours):
+        (log_dir / name).unlink(missing_ok=True)
+    return log_dir
+
+
+def record_demo(out: Path, log_dir: Path) -> None:
+    """List what the demo wrote, so the next demo may remove it (and only it)."""
+    logs = sorted(p.name for p in log_dir.glob("*.eval"))
+    data = {"logs": logs, "report": True}
+    try:
+        (out / DEMO_MARKER).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out / DEMO_MARKER}: {exc.strerror or exc}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
