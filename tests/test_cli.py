@@ -339,3 +339,31 @@ def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
     (tmp_path / ".biaslab-demo.json").unlink()
     with pytest.raises(BiaslabError, match="not written by biaslab demo"):
         clear_previous_demo(tmp_path)
+
+
+def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
+    import random
+
+    n = 5_000
+    chain = tmp_path / "chain.json"
+    edges = [{"from": f"n{i}", "to": f"n{i + 1}", "sign": "+"} for i in range(n - 1)]
+    chain.write_text(
+        json.dumps({"edges": edges, "query": {"subject": "n0", "property": f"n{n - 1}"}})
+    )
+    rng = random.Random(1)
+    pairs = {(rng.randrange(0, i), i) for i in range(1, n) for _ in range(3)}
+    dag_edges = [{"from": f"v{a}", "to": f"v{b}", "sign": "+"} for a, b in sorted(pairs)]
+    dag = tmp_path / "dag.json"
+    dag.write_text(
+        json.dumps({"edges": dag_edges, "query": {"subject": "v0", "property": f"v{n - 1}"}})
+    )
+    assert run_cli("resolve", str(chain)).stdout.strip() == "yes"
+    listed = run_cli("resolve", str(dag), "--json", "--max-paths", "5")
+    assert listed.returncode == 0, listed.stderr
+    payload = json.loads(listed.stdout)
+    assert len(payload["paths"]["supporting"]) == 5 and payload["omitted"]["supporting"] > 0
+    assert_one_line_error(run_cli("resolve", str(dag), "--subject", "nobody"), "not a node")
+    assert_one_line_error(run_cli("resolve", str(dag), "--property", "x"), "not a node")
+    binary = tmp_path / "latin1.json"
+    binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
+    assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")

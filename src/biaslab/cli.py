@@ -511,27 +511,41 @@ def models() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Answer plus supporting/defeated paths.")
 @click.option("--subject", default=None, help="Override the file's query subject.")
 @click.option("--property", "prop", default=None, help="Override the file's query property.")
-def resolve(network: Path, as_json: bool, subject: str | None, prop: str | None) -> None:
+@click.option(
+    "--max-paths",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="With --json: paths of each kind listed (the rest are counted).",
+)
+def resolve(
+    network: Path, as_json: bool, subject: str | None, prop: str | None, max_paths: int
+) -> None:
     """Resolve NETWORK.json with skeptical inheritance: prints yes, no or unknown."""
     from biaslab.suites.defeasible.network import load_network
     from biaslab.suites.defeasible.resolver import explain
+    from biaslab.suites.defeasible.resolver import resolve as resolve_query
 
     net, query = load_network(network)
     subject = subject or (query.subject if query else None)
     prop = prop or (query.property if query else None)
     if not subject or not prop:
         fail(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
-    explanation = explain(net, subject, prop)
-    if as_json:
-        data = explanation.to_dict()
-        payload = {
-            "answer": data["answer"],
-            "query": {"subject": subject, "property": prop},
-            "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
-        }
-        click.echo(json.dumps(payload, indent=2))
-    else:
-        click.echo(explanation.answer)
+    nodes = set(net.nodes)
+    for role, name in (("subject", subject), ("property", prop)):
+        if name not in nodes:
+            fail(f"{network}: the {role} {name!r} is not a node of the network")
+    if not as_json:
+        click.echo(resolve_query(net, subject, prop))
+        return
+    data = explain(net, subject, prop, max_paths=max_paths).to_dict()
+    payload = {
+        "answer": data["answer"],
+        "query": {"subject": subject, "property": prop},
+        "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
+        "omitted": {"supporting": data["omitted_supporting"], "defeated": data["omitted_defeated"]},
+    }
+    click.echo(json.dumps(payload, indent=2))
 
 
 DEMO_AGENTS = (
