@@ -1,4 +1,6 @@
-"""Matplotlib figures shared by suites (headless Agg backend, deterministic PNG metadata)."""
+"""Matplotlib figures shared by suites: SVG (crisp at whatever width the report is read), headless
+Agg backend, deterministic bytes (no date stamp, fixed element ids). A caller names a figure
+``x.png`` or ``x.svg``; the figure is written as ``x.svg`` and that path is returned."""
 
 from __future__ import annotations
 
@@ -14,7 +16,11 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.ticker import MaxNLocator
 
-_PNG_METADATA = {"Software": None}  # no version/time stamps: same data -> same bytes
+# element ids from a fixed salt (same data, same bytes); text stays text (small, selectable)
+matplotlib.rcParams["svg.hashsalt"] = "biaslab"
+matplotlib.rcParams["svg.fonttype"] = "none"
+
+_SVG_METADATA = {"Date": None, "Creator": None}  # no version/time stamps: same data -> same bytes
 
 
 def heatmap(
@@ -45,20 +51,20 @@ def heatmap(
             ax.text(j, i, text, ha="center", va="center", color="white" if light else "black")
     fig.colorbar(image, ax=ax, label=cbar_label)
     ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 Interval = tuple[float, float] | None
 
 
 def _save(fig: plt.Figure, path: Path) -> Path:
+    target = path.with_suffix(".svg")
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    try:
+        fig.savefig(target, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return target
 
 
 def _nan(value: float | None) -> float:
@@ -238,7 +244,4 @@ def matched_tables(
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of pairs")
     ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
