@@ -203,6 +203,7 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
         system=None if baseline else SYSTEM_PROMPTS[config.system_prompt],
         turns=(Turn(index=0, prompt=prompt, kind="trajectory", parser="belief", gold=gold),),
         meta={
+            **question.meta,  # domain facts first: the keys below always win
             "question": question.key,
             "source": source,
             "domain": "urn" if baseline else config.domain,
@@ -214,7 +215,6 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
             "yes_first": yes_first,
             "opener": opener,
             "outcome": question.outcome,
-            **question.meta,
             "detail": detail,
         },
     )

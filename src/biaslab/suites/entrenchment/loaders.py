@@ -139,7 +139,7 @@ def forecastbench_questions(
         if not isinstance(qid, str) or not text:
             continue
         outcome: int | None = None
-        meta: dict[str, Any] = {"source": source}
+        meta: dict[str, Any] = {"platform": source}
         if resolved is not None:
             if (source, qid) not in resolved:
                 continue
