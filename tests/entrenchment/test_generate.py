@@ -135,3 +135,14 @@ def test_missing_and_malformed_files_are_one_line_errors(tmp_path: Path) -> None
         loaders.forecastbench_questions(str(bad), None, None, 100)
     with pytest.raises(BiaslabError, match="resolved_after needs"):
         loaders.forecastbench_questions(QUESTIONS, None, dt.date(2030, 1, 1), 100)
+
+
+def test_the_suite_registers_its_task_roles_and_belief_parser() -> None:
+    from biaslab.suites.registry import get_suite
+
+    suite = get_suite("entrenchment")
+    assert suite.roles == ("judge",) and suite.task is not None
+    item = generate(resolve_config(None, {}), 0, 1)[0]
+    record = suite.parsers["belief"](item.turns[0], item, '```json\n{"belief": "70%"}\n```')
+    assert record.model_dump()["predicted"] == "0.7000"
+    assert suite.parsers["belief"](item.turns[0], item, "no idea").model_dump()["parsed"] is False

@@ -70,7 +70,8 @@ def _belief_parser(turn: Turn, item: Item, completion: str) -> AnswerRecord:
 def _describe() -> list[str]:
     return [
         f"claims pool: {len(_generate.claim_pool())} built-in claims",
-        "judge: the `judge` model role (inspect eval --model-role judge=MODEL)",
+        "judge: the `judge` model role (biaslab run --judge MODEL or --self-judge; "
+        "inspect eval --model-role judge=MODEL)",
     ]
 
 
