@@ -289,7 +289,7 @@ def forest_plot(
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     if shown_band:
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, path)
 
 
