@@ -62,8 +62,10 @@ def analyse(path: Path, suite: str | None = None) -> Analysis:
             raise BiaslabError(f"no such file: {path}")
         return Analysis({suite: chosen.analyze(chosen.read_answers(path))}, source=str(path))
 
+    from biaslab._gc import tune_gc
     from biaslab.frames import answer_frame, read_log_set
 
+    tune_gc()
     log_set = read_log_set(path)
     results: dict[str, BaseModel] = {}
     for name in log_set.suites():

@@ -198,6 +198,9 @@ def run_suite(
     from inspect_ai import eval_retry
 
     from biaslab import runs
+    from biaslab._gc import tune_gc
+
+    tune_gc()
 
     roles = dict(roles or {})
     ensure_dir(log_dir)
