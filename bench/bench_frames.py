@@ -2,10 +2,10 @@
 
 Run: ``python bench/bench_frames.py [LOG_DIR]``. Without LOG_DIR the logs are made once in a temporary
 directory: 10 seeds x 30 default-topology conversations answered by ``biaslab/sticky?p=0.9`` (about
-6,000 answers). Timed after imports, with the GC settings ``biaslab analyze`` uses: reading whole samples (what
-``biaslab analyze`` does), reading with Inspect's ``exclude_fields`` skipping messages and events
-(the frame is identical; measured slower), and the defeasible analysis of the frame. Goal: ≤ 1.5 s
-to read.
+6,000 answers). Timed after imports, with the GC settings ``biaslab analyze`` uses: reading whole
+samples (what ``biaslab analyze`` does), reading with Inspect's ``exclude_fields`` skipping
+messages and events (the frame is identical; measured slower), and the defeasible analysis of the
+frame. Goal: ≤ 1.5 s to read.
 """
 
 from __future__ import annotations
