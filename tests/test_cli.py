@@ -248,7 +248,7 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
         **args,  # type: ignore[arg-type]
     )
     task_args = {"preset": None, "n": 1, "seed": 3, "logprobs": True, "topology": "linear"}
-    spec = RunSpec("biaslab/defeasible", task_args, "biaslab/oracle", {}, None)
+    spec = RunSpec("defeasible", task_args, "biaslab/oracle", {}, None)
     assert previous_attempts(tmp_path, spec).unfinished is None
     # turn the finished log into a failed one: the next run must resume it, not start afresh
     failed = read_eval_log(log.location)

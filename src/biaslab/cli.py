@@ -159,17 +159,34 @@ def _check_model(model: str) -> None:
         fail(f"cannot use model {model!r}: {one_line(str(exc)) or type(exc).__name__}")
 
 
-def registered_task(
-    suite: str, *, preset: str | None, n: int | None, seed: int, params: dict[str, str]
-) -> Any:
-    """The suite's registered Inspect task, so logs record ``biaslab/<suite>`` and its arguments
-    (which is what ``inspect eval-retry`` and our resume need)."""
+def task_factory(suite: str) -> Any:
+    """The suite's registered Inspect task function (so logs record it and its arguments, which
+    is what ``inspect eval-retry`` and our resume need)."""
+    import importlib
+
     from biaslab import _registry
-    from biaslab.suites.registry import get_suite
+    from biaslab.suites.registry import SUITE_MODULES, get_suite
 
     get_suite(suite)  # one-line error for an unknown suite
-    factory = getattr(_registry, suite)
-    return factory(preset=preset, n=n, seed=seed, **params)
+    # a suite outside the package (e.g. in tests) carries its @task as TASK in its own module
+    return getattr(_registry, suite, None) or importlib.import_module(SUITE_MODULES[suite]).TASK
+
+
+def recorded_task_args(factory: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The task arguments Inspect records for a call: every parameter with its default filled in,
+    and ``**params`` spread out."""
+    import inspect
+
+    signature = inspect.signature(factory)
+    bound = signature.bind(**arguments)
+    bound.apply_defaults()
+    recorded: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+            recorded.update(value)
+        else:
+            recorded[name] = value
+    return recorded
 
 
 def run_suite(
@@ -206,11 +223,11 @@ def run_suite(
     ensure_dir(log_dir)
     for model in [*models, *roles.values()]:
         _check_model(model)
-    task = registered_task(suite, preset=preset, n=n, seed=seed, params=params)
-    # the arguments Inspect records for the registered task (logprobs keeps its default)
-    task_args = {"preset": preset, "n": n, "seed": seed, "logprobs": True, **params}
-    registry_name = f"biaslab/{suite}"
-    specs = {m: runs.RunSpec(registry_name, task_args, m, roles, limit) for m in models}
+    factory = task_factory(suite)
+    arguments = {"preset": preset, "n": n, "seed": seed, **params}
+    task = factory(**arguments)
+    task_args = recorded_task_args(factory, arguments)
+    specs = {m: runs.RunSpec(task.name, task_args, m, roles, limit) for m in models}
     every_model = [*models, *roles.values()]
     quiet = realtime is None and all(runs.is_reference_agent(m) for m in every_model)
     defaults = runs.remote_defaults(every_model)
