@@ -9,6 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import biaslab.suites.tokenbias.reasoner as reasoner_module
 from biaslab.agents.base import Message, Request, make_agent, reasoner_for
@@ -24,6 +26,8 @@ from biaslab.suites.tokenbias.families import (
     Statement,
     Syllogism,
     follows,
+    is_valid,
+    shape_of,
 )
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.render import (
@@ -70,6 +74,32 @@ def test_form_table_validity_matches_venn_models_and_has_both_kinds() -> None:
         )
         assert follows(premises, conclusion) == form.valid, form.name
     assert {f.valid for f in FORMS} == {True, False}
+
+
+_STATEMENTS = st.builds(
+    Statement,
+    st.sampled_from(["all", "some", "no", "some-not"]),
+    st.sampled_from(["roses", "flowers", "red things"]),
+    st.sampled_from(["roses", "flowers", "red things"]),
+)
+
+
+@given(st.lists(_STATEMENTS, min_size=1, max_size=3), _STATEMENTS)
+def test_validity_cached_by_form_equals_the_brute_force(
+    premises: list[Statement], conclusion: Statement
+) -> None:
+    assert is_valid(tuple(premises), conclusion) == follows(tuple(premises), conclusion)
+
+
+def test_the_form_ignores_the_words() -> None:
+    barbara = (Statement("all", "ys", "zs"), Statement("all", "xs", "ys"))
+    renamed = (Statement("all", "flowers", "red"), Statement("all", "roses", "flowers"))
+    assert shape_of(barbara, Statement("all", "xs", "zs")) == shape_of(
+        renamed, Statement("all", "roses", "red")
+    )
+    assert shape_of(barbara, Statement("all", "xs", "zs")) != shape_of(
+        barbara, Statement("all", "zs", "xs")
+    )
 
 
 def test_oracle_is_right_on_every_valid_and_invalid_form() -> None:

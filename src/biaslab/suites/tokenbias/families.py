@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
@@ -217,7 +218,7 @@ class Syllogism:
 
     @property
     def valid(self) -> bool:
-        return follows(self.premises, self.conclusion)
+        return is_valid(self.premises, self.conclusion)
 
 
 def build_syllogism(rng: random.Random, valid: bool, need_all_or_some: bool = False) -> Syllogism:
@@ -243,8 +244,39 @@ def _uses_all_or_some(form: Form) -> bool:
     return any(q != "no" for q, _, _ in (*form.premises, form.conclusion))
 
 
+#: a syllogism's logical form: (quantifier, subject, predicate) per statement, conclusion last, with
+#: the terms numbered by first appearance; validity depends on nothing else
+Shape = tuple[tuple[Quantifier, int, int], ...]
+
+
+def shape_of(premises: tuple[Statement, ...], conclusion: Statement) -> Shape:
+    """The form of an argument, independent of which words fill its terms."""
+    numbers: dict[str, int] = {}
+
+    def number(term: str) -> int:
+        return numbers.setdefault(term, len(numbers))
+
+    return tuple(
+        (s.quantifier, number(s.subject), number(s.predicate)) for s in (*premises, conclusion)
+    )
+
+
+def is_valid(premises: tuple[Statement, ...], conclusion: Statement) -> bool:
+    """Validity, decided once per form by :func:`follows` and then looked up: validity is invariant
+    under renaming terms, and the brute force (2^(2^t) Venn models) would otherwise be repeated for
+    every generated syllogism and every answer the reasoner checks."""
+    return _valid_shape(shape_of(premises, conclusion))
+
+
+@cache
+def _valid_shape(shape: Shape) -> bool:
+    statements = [Statement(q, f"t{s}", f"t{p}") for q, s, p in shape]
+    return follows(tuple(statements[:-1]), statements[-1])
+
+
 def follows(premises: tuple[Statement, ...], conclusion: Statement) -> bool:
-    """Validity by brute force over Venn models: each of the 2^t regions empty or not."""
+    """Validity by brute force over Venn models: each of the 2^t regions empty or not (the
+    reference that :func:`is_valid` caches by form)."""
     terms = sorted({t for s in (*premises, conclusion) for t in (s.subject, s.predicate)})
     regions = list(itertools.product((False, True), repeat=len(terms)))
     for occupied in itertools.product((False, True), repeat=len(regions)):

@@ -40,7 +40,7 @@ from biaslab.agents.base import (
 )
 from biaslab.errors import BiaslabError
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.families import follows
+from biaslab.suites.tokenbias.families import is_valid
 from biaslab.suites.tokenbias.horses import min_races, solve_min_races
 from biaslab.suites.tokenbias.render import (
     NO,
@@ -79,7 +79,7 @@ def gold_label(prompt: str, labels: tuple[str, ...]) -> str | None:
     syllogism = parse_syllogism(prompt)
     if syllogism is not None:
         premises, conclusion = syllogism
-        return YES if follows(premises, conclusion) else NO
+        return YES if is_valid(premises, conclusion) else NO
     horses = parse_horses(prompt)
     if horses is None:
         return None
