@@ -11,6 +11,6 @@ def pytest_configure(config: Any) -> None:
 
 
 def uncache() -> None:
-    from biaslab.suites.tokenbias import families
+    from biaslab.suites.tokenbias import syllogism as families
 
     families._valid_shape = families._valid_shape.__wrapped__  # type: ignore[attr-defined]

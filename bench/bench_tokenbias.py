@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from biaslab.schema import dumps_sorted
-from biaslab.suites.tokenbias import families
+from biaslab.suites.tokenbias import syllogism as families
 from biaslab.suites.tokenbias.config import Config
 from biaslab.suites.tokenbias.generate import generate
 
