@@ -22,9 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from biaslab.errors import BiaslabError
 from biaslab.identity import roles_label, run_key
+from biaslab.records import ANSWERS_KEY
 
-#: where a task's per-answer records live in the sample store
-ANSWERS_KEY = "biaslab_answers"
 #: where logs written before typed records kept the label conversation's turns
 LEGACY_TURNS_KEY = "biaslab_turns"
 #: sample fields the frame never reads (the bulk of a log)

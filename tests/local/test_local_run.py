@@ -125,7 +125,7 @@ def eval_logs(log_dir: Path) -> list[Any]:
 
 
 def turn_records(sample: Any) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = sample.store.get("biaslab_turns", [])
+    records: list[dict[str, Any]] = sample.store.get("biaslab_answers", [])
     return records
 
 
@@ -158,7 +158,7 @@ def test_run_then_analyze_with_the_embedded_model(
     (sample,) = log.samples
     item_turns = len(sample.metadata["item"]["turns"])
     records = turn_records(sample)
-    assert [r["index"] for r in records] == list(range(item_turns))  # every turn asked, in order
+    assert [r["turn"] for r in records] == list(range(item_turns))  # every turn asked, in order
     assert all(isinstance(r["completion"], str) and r["completion"] for r in records)
 
     frame = frame_at(log_dir)
