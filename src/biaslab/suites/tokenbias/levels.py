@@ -6,12 +6,14 @@ The agents answer in-process: each item becomes the request the ``biaslab/<agent
 reads the reply, exactly as a run through Inspect does (tests/tokenbias/test_external.py checks the
 rows against a ``biaslab run``), only without writing logs. Each seed is analysed on its own.
 
-Run: ``python -m biaslab.suites.tokenbias.levels --seeds 1-100 --n 50`` (prints a Markdown table).
+Run: ``python -m biaslab.suites.tokenbias.levels --seeds 1-100 --n 50`` (prints a Markdown table;
+``--test paper`` for the paper's normal approximation, ``--agents`` to choose the agents).
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from typing import Any
 from biaslab.agents.base import Message, Request, make_agent
 from biaslab.answers import parse_answer
 from biaslab.schema import Item
+from biaslab.suites.tokenbias.analysis import TestRule
 from biaslab.suites.tokenbias.config import Config, resolve_config
 from biaslab.suites.tokenbias.generate import generate
 
@@ -74,7 +77,11 @@ class Rejections:
 
 
 def rejections(
-    agent: str, seeds: Sequence[int], n: int, config: Config | None = None
+    agent: str,
+    seeds: Sequence[int],
+    n: int,
+    config: Config | None = None,
+    test: TestRule = "exact",
 ) -> Rejections:
     """Generate, answer and analyse every seed separately; count rejections."""
     import pandas as pd
@@ -84,7 +91,8 @@ def rejections(
     config = config or Config()
     found = Rejections(agent)
     for seed in seeds:
-        results = analyze(pd.DataFrame(answer_rows(generate(config, seed, n), agent)))
+        rows = answer_rows(generate(config, seed, n), agent)
+        results = analyze(pd.DataFrame(rows), test=test)
         found.seeds += 1
         found.by_hypothesis.update({t.hypothesis for t in results.tests if t.rejected})
         found.by_test.update(f"{t.hypothesis} {t.family}" for t in results.tests if t.rejected)
@@ -119,13 +127,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--preset", default="default")
     parser.add_argument("--agents", default=",".join(AGENTS))
+    parser.add_argument("--test", choices=("exact", "paper"), default="exact")
     args = parser.parse_args(argv)
     config = resolve_config(args.preset, {})
     seeds = parse_seeds(args.seeds)
-    results = [rejections(agent, seeds, args.n, config) for agent in args.agents.split(",")]
+    start = time.perf_counter()
+    agents = args.agents.split(",")
+    results = [rejections(agent, seeds, args.n, config, args.test) for agent in agents]
     tests = sorted(f"{h} {f}" for f, h in DIRECTIONS)
-    print(f"seeds {args.seeds}, --n {args.n}, preset {args.preset}, BH within hypothesis, α = 0.05")
+    print(
+        f"seeds {args.seeds}, --n {args.n}, preset {args.preset}, {args.test} McNemar, "
+        "BH within hypothesis, α = 0.05"
+    )
     print(markdown(results, tests))
+    print(f"({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":
