@@ -42,7 +42,7 @@ def answer_rows(items: Sequence[Item], agent_spec: str) -> list[dict[str, Any]]:
     for item in items:
         text, _ = agent.respond(request_for(item))
         turn = item.turns[0]
-        answer = parse_answer(text, turn.labels)
+        answer = parse_answer(text, turn.labels or ())
         rows.append(
             {
                 "model": f"biaslab/{agent_spec}",

@@ -162,7 +162,7 @@ def _conjunction_lures(
     single = single_event_label(options)
     if single is None:
         return (), None
-    conjunction = "b" if single == "a" else "a"
+    conjunction = next(label for label in options if label != single)
     added = _CONNECTOR_RE.sub("", options[conjunction][len(options[single]) :].strip())
     lures = []
     if _representative(question, added):

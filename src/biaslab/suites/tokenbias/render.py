@@ -173,22 +173,30 @@ def render_conjunction(problem: Conjunction, correct_position: int) -> Question:
     return Question("\n".join(lines), CONJUNCTION_LABELS, CONJUNCTION_LABELS[correct_position])
 
 
-_OPTION_RE = re.compile(r"^\((a|b)\) (.+?)\.?$", re.M)
+#: option lines: "(a) text", and "first: text" as items of generator version 1 wrote them
+_OPTION_RES = (
+    re.compile(r"^\((a|b)\) (.+?)\.?$", re.M),
+    re.compile(r"^(first|second): (.+?)\.?$", re.M),
+)
 
 
 def parse_conjunction_options(text: str) -> dict[str, str] | None:
-    """label -> option text of the last conjunction question in ``text``."""
-    found = dict(_OPTION_RE.findall(question_part(text)))
-    return found if set(found) == set(CONJUNCTION_LABELS) else None
+    """label -> option text (in option order) of the last conjunction question in ``text``."""
+    question = question_part(text)
+    for regex in _OPTION_RES:
+        found = dict(regex.findall(question))
+        if len(found) == 2:
+            return found
+    return None
 
 
 def single_event_label(options: dict[str, str]) -> str | None:
     """The option the other one extends (the single event); None if neither extends the other."""
-    first, second = options["a"], options["b"]
+    (label_1, first), (label_2, second) = options.items()
     if second.startswith(first + " "):
-        return "a"
+        return label_1
     if first.startswith(second + " "):
-        return "b"
+        return label_2
     return None
 
 

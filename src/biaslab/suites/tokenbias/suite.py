@@ -119,9 +119,10 @@ def _report(results: Any, out_dir: Path) -> str:
         "## Token bias",
         "Each test pairs an original problem with its exact twin (only the perturbed tokens differ). "
         "`n12` = original right and twin wrong, `n21` = the reverse; the McNemar test runs in the "
-        "direction the paper expects for the hypothesis (two-sided where none is justified; exact "
-        "binomial when n12 + n21 ≤ 10, normal approximation otherwise), with Benjamini–Hochberg "
-        f"within each hypothesis at α = {results.alpha}. Unparsed answers count as "
+        "direction the paper expects for the hypothesis (two-sided where none is justified; the "
+        "method column says whether it is the exact binomial or the paper's normal approximation), "
+        f"with Benjamini–Hochberg within each hypothesis at α = {results.alpha}. Syllogisms are "
+        "tested by validity. Unparsed answers count as "
         f"{results.unparsed}. The null band is the central 95% of the accuracy change when the two "
         "answers of each pair are exchanged (an answerer blind to the perturbation). "
         + _seed_note(results),
