@@ -23,6 +23,7 @@ from biaslab.suites.tokenbias.config import Config
 from biaslab.suites.tokenbias.external import COLUMNS, long_answers, read_answers, to_records
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.levels import answer_rows
+from biaslab.suites.tokenbias.suite import SUITE
 
 MODELS = ("token-biased", "no-bias")
 SEEDS = (1, 2)
@@ -63,6 +64,13 @@ def test_a_file_of_the_runs_answers_gives_the_same_results_json(logs: Path, tmp_
         assert analyze(read_answers(tmp_path / name)).model_dump_json() == from_logs
     results = json.loads(from_logs)
     assert results["seeds"] == list(SEEDS) and results["seed_tests"]
+    (tmp_path / "file").mkdir()
+    (tmp_path / "logs").mkdir()
+    report = SUITE.report(analyze(read_answers(tmp_path / "answers.csv")), tmp_path / "file")
+    assert report == SUITE.report(analyze(frame), tmp_path / "logs")
+    figure = "tokenbias_matched_tables.png"
+    assert (tmp_path / "file" / figure).read_bytes() == (tmp_path / "logs" / figure).read_bytes()
+    assert "Per seed" in report
 
 
 def test_the_cli_prints_the_same_json_for_logs_and_for_the_file(logs: Path, tmp_path: Path) -> None:
