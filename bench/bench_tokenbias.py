@@ -1,9 +1,9 @@
 """Token-bias generation with syllogism validity cached by form, against the brute force on every
 call (the previous behaviour): seconds, the ratio, and a digest showing the items are identical.
 
-Run: ``python bench/bench_tokenbias.py [--n 200] [--seed 1] [--repeat 3] [--pytest]``. With
-``--pytest`` it also times ``python -m pytest tests/tokenbias -m "not slow"`` both ways (the slow
-exhaustive horse searches do not touch syllogisms and only add noise).
+Run: ``python bench/bench_tokenbias.py [--n 200] [--seed 1] [--repeat 3] [--pytest [--slow]]``. With
+``--pytest`` it also times ``python -m pytest tests/tokenbias -m "not slow"`` both ways (``--slow``:
+the whole directory, whose exhaustive horse searches do not touch syllogisms and only add time).
 """
 
 from __future__ import annotations
@@ -48,10 +48,11 @@ def with_brute_force(run: Callable[[], tuple[float, str]]) -> tuple[float, str]:
         families._valid_shape = cached
 
 
-def pytest_seconds(extra: list[str]) -> float:
+def pytest_seconds(extra: list[str], slow: bool) -> float:
     command = [sys.executable, "-m", "pytest", "tests/tokenbias", "-q", "-p", "no:cacheprovider"]
+    marker = [] if slow else ["-m", "not slow"]
     start = time.perf_counter()
-    subprocess.run([*command, "-m", "not slow", *extra], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run([*command, *marker, *extra], cwd=ROOT, check=True, capture_output=True)
     return time.perf_counter() - start
 
 
@@ -61,6 +62,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pytest", action="store_true", help="also time the token-bias tests")
+    parser.add_argument("--slow", action="store_true", help="with --pytest: include slow tests")
     args = parser.parse_args()
     generate(Config(), args.seed, 1)  # load the word lists once, as any real run would
 
@@ -76,9 +78,10 @@ def main() -> None:
     if brute_digest != cached_digest:
         raise SystemExit("items differ between the two ways")
     if args.pytest:
-        slow = pytest_seconds(["-p", "bench._uncached_validity"])
-        fast = pytest_seconds([])
-        print('pytest tests/tokenbias -m "not slow" (wall)')
+        slow = pytest_seconds(["-p", "bench._uncached_validity"], args.slow)
+        fast = pytest_seconds([], args.slow)
+        scope = "" if args.slow else ' -m "not slow"'
+        print(f"pytest tests/tokenbias{scope} (wall)")
         print(f"  brute force: {slow:6.1f} s  cached: {fast:6.1f} s  ratio {fast / slow:.3f}")
 
 
