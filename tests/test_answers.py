@@ -191,3 +191,22 @@ def test_label_probabilities_read_letter_tokens() -> None:
         "a": 0.5,
         "b": 0.5,
     }
+
+
+def test_number_words_are_what_the_parser_reads() -> None:
+    from biaslab.answers import number_word
+
+    assert [number_word(v) for v in (0, 7, 19, 20, 21, 99)] == [
+        "zero",
+        "seven",
+        "nineteen",
+        "twenty",
+        "twenty-one",
+        "ninety-nine",
+    ]
+    labels = tuple(number_word(v) for v in range(18, 25))
+    for value in range(18, 25):
+        assert parse_answer(f"Answer: {value}", labels) == number_word(value)
+        assert parse_answer(f"The answer is {number_word(value)}.", labels) == number_word(value)
+    with pytest.raises(ValueError):
+        number_word(100)

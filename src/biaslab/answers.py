@@ -68,6 +68,16 @@ _NUMBER_RE = re.compile(
 _OPTION_PREFIX_RE = re.compile(r"^(?:option|choice) ")
 
 
+def number_word(value: int) -> str:
+    """0–99 in words ("seven", "twenty-one"): how number labels are written."""
+    if not 0 <= value < 100:
+        raise ValueError(f"number words cover 0-99, got {value}")
+    if value < 20:
+        return _UNITS[value]
+    tens, unit = divmod(value, 10)
+    return _TENS[tens - 2] + (f"-{_UNITS[unit]}" if unit else "")
+
+
 def format_instruction(labels: Sequence[str]) -> str:
     """The instruction line appended to every question."""
     return f"{_INSTRUCTION_PREFIX} {', '.join(labels)}."
@@ -245,4 +255,10 @@ def _label_for_token(word: str, heads: Mapping[str, str], numbers: Mapping[int, 
     return matches[0] if len(matches) == 1 else None
 
 
-__all__ = ["format_instruction", "label_probabilities", "labels_from_prompt", "parse_answer"]
+__all__ = [
+    "format_instruction",
+    "label_probabilities",
+    "labels_from_prompt",
+    "number_word",
+    "parse_answer",
+]

@@ -43,6 +43,7 @@ from biaslab.agents.base import (
     register_reasoner,
     reject_unknown_params,
 )
+from biaslab.answers import number_word
 from biaslab.errors import BiaslabError
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.horses import min_races, solve_min_races
@@ -52,7 +53,6 @@ from biaslab.suites.tokenbias.render import (
     WEAK_HINTS,
     YES,
     exemplar_part,
-    number_word,
     parse_conjunction_options,
     parse_horses,
     parse_syllogism,

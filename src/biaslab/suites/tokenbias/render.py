@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from biaslab.answers import format_instruction
+from biaslab.answers import format_instruction, number_word
 from biaslab.suites.tokenbias.conjunction import Conjunction
 from biaslab.suites.tokenbias.families import HorseProblem
 from biaslab.suites.tokenbias.syllogism import (
@@ -73,29 +73,7 @@ STRONG_HINTS: dict[Family, str] = {
     ),
 }
 
-NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
+NUMBER_WORDS = [number_word(value) for value in range(21)]
 HORSE_WINDOW = 5
 
 
@@ -290,10 +268,6 @@ def _parse_statement(text: str) -> Statement | None:
 # --------------------------------------------------------------------------------------------------
 # horses
 # --------------------------------------------------------------------------------------------------
-
-
-def number_word(value: int) -> str:
-    return NUMBER_WORDS[value]
 
 
 def horse_labels(answer: int, correct_position: int) -> tuple[str, ...]:
