@@ -186,3 +186,27 @@ def test_the_cli_turns_a_bad_row_into_one_line_and_exit_2(
     assert main(["analyze", str(path), "--suite", "tokenbias"]) == 2
     error = capsys.readouterr().err
     assert "line 2, column hypothesis" in error and len(error.splitlines()) == 1
+
+
+def test_log_frames_of_items_without_analysis_family_split_syllogisms_by_validity() -> None:
+    """Items of generator version 1 carry ``valid`` but no ``analysis_family``."""
+    items = generate(Config(family="syllogism", hypothesis="H5"), seed=1, n=6)
+    rows = answer_rows(items, "oracle")
+    frame = pd.DataFrame(
+        {
+            "model": [r["model"] for r in rows],
+            "item_family": "syllogism",
+            "item_valid": [i.meta["valid"] for i in items],
+            "item_hypothesis": "H5",
+            "item_mode": "direct",
+            "item_pair_id": [r["pair_id"] for r in rows],
+            "item_variant": [r["variant"] for r in rows],
+            "correct": [r["correct"] for r in rows],
+            "parsed": True,
+            "seed": 1,
+            "epoch": 1,
+        }
+    )
+    answers = long_answers(frame)
+    assert list(answers["family"]) == [r["family"] for r in rows]
+    assert {t.family for t in analyze(frame).tests} == {"syllogism-invalid", "syllogism-valid"}
