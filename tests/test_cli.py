@@ -181,16 +181,21 @@ def test_run_analyze_report_end_to_end(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*args, "--n", "2", "--log-dir", str(logs), "--display", "none"]) == 0
     capsys.readouterr()
     assert main(["analyze", str(logs), "--json", "-o", str(tmp_path / "results.json")]) == 0
-    results = json.loads(capsys.readouterr().out)
+    document = json.loads(capsys.readouterr().out)
+    results = document["suites"]["defeasible"]
     assert results["suite"] == "defeasible"
+    assert [row["model"] for row in document["provenance"]] == [
+        "biaslab/always-yes",
+        "biaslab/oracle",
+    ]
     oracle = results["models"]["biaslab/oracle"]
     assert {"default", "linear", "tree"} <= set(oracle)
     assert all(oracle[t]["entailment_accuracy"] == 1.0 for t in ("default", "linear", "tree"))
-    assert json.loads((tmp_path / "results.json").read_text()) == results
+    assert json.loads((tmp_path / "results.json").read_text()) == document
     assert main(["analyze", str(logs)]) == 0
     assert "biaslab/always-yes" in capsys.readouterr().out
     assert main(["report", str(logs), "-o", str(tmp_path / "report")]) == 0
-    for name in ("report.md", "report.html", "defeasible_accuracy.png"):
+    for name in ("report.md", "report.html", "results.json", "defeasible_accuracy.svg"):
         assert (tmp_path / "report" / name).stat().st_size > 0
 
 
@@ -285,7 +290,7 @@ def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFi
     assert main([*run, "--display", "none"]) == 0
     capsys.readouterr()
     assert main(["analyze", str(logs), "--json"]) == 0
-    results = json.loads(capsys.readouterr().out)
+    results = json.loads(capsys.readouterr().out)["suites"]["tokenbias"]
     assert results["tests"] and not any(test["rejected"] for test in results["tests"])
     assert all(test["accuracy_original"] == 1.0 for test in results["tests"])
 

@@ -21,7 +21,6 @@ from biaslab.errors import BiaslabError
 from biaslab.runs import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Interrupted
 
 EXIT_USAGE = 2
-ANSWER_FILE_SUFFIXES = (".csv", ".jsonl")
 DEFAULT_LOG_DIR = "logs"
 
 
@@ -199,6 +198,9 @@ def run_suite(
     from inspect_ai import eval_retry
 
     from biaslab import runs
+    from biaslab._gc import tune_gc
+
+    tune_gc()
 
     roles = dict(roles or {})
     ensure_dir(log_dir)
@@ -223,6 +225,9 @@ def run_suite(
         # built-in agents finish in seconds: the live view and crash buffer only cost time
         "log_realtime": False if quiet else realtime,
         "ctl_server": False if quiet else None,
+        # one failing sample must not cancel the others: the log ends as "error" and a rerun
+        # retries only the failed samples
+        "continue_on_fail": True,
     }
     logs: list[Any] = []
     with contextlib.ExitStack() as stack, runs.SignalGuard() as guard:
@@ -421,33 +426,37 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path, suite: str | None = None) -> dict[str, Any]:
-    """suite name -> analysis results (pydantic) for every biaslab log at ``path`` (or, with
-    ``suite``, a file of answers in that suite's documented format); says on stderr which logs were
-    skipped and which duplicate runs were collapsed."""
-    from biaslab.suites.registry import get_suite
+def analyse_path(path: Path, suite: str | None = None) -> Any:
+    """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
+    were collapsed."""
+    from biaslab.analysis import analyse
 
-    if suite is not None and path.suffix in ANSWER_FILE_SUFFIXES:
-        chosen = get_suite(suite)
-        if chosen.read_answers is None:
-            fail(f"suite {suite!r} cannot read answers from a file; give Inspect logs")
-        return {suite: chosen.analyze(chosen.read_answers(path))}
-    if path.suffix in ANSWER_FILE_SUFFIXES:
-        fail(f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE")
-
-    from biaslab.frames import answer_frame, read_log_set
-
-    log_set = read_log_set(path)
-    for line in [*log_set.skipped, *log_set.collapsed]:
+    analysis = analyse(path, suite)
+    for line in analysis.notes:
         click.echo(f"biaslab: {line}", err=True)
-    results: dict[str, Any] = {}
-    for suite_name in log_set.suites():
-        if suite is not None and suite_name != suite:
-            continue
-        results[suite_name] = get_suite(suite_name).analyze(answer_frame(log_set, suite_name))
-    if not results:
-        fail(f"no {suite} logs at {path}")
-    return results
+    return analysis
+
+
+def provenance_table(analysis: Any) -> str:
+    from biaslab.analysis import model_kind
+    from biaslab.report.tables import text_table
+
+    header = ["log", "status", "suite", "model", "kind", "roles", "seed", "preset", "samples"]
+    rows = [
+        [
+            r.file,
+            r.status,
+            r.suite,
+            r.model,
+            model_kind(r.model),
+            r.roles or "—",
+            r.seed,
+            r.preset or "default",
+            f"{r.samples_used}/{r.samples_total}",
+        ]
+        for r in analysis.provenance
+    ]
+    return "Logs read (samples used/in the run):\n" + text_table(header, rows)
 
 
 @cli.command()
@@ -462,21 +471,19 @@ def analyse_path(path: Path, suite: str | None = None) -> dict[str, Any]:
 def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
+    from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    results = analyse_path(logs, suite)
-    payload = {name: result.model_dump(mode="json") for name, result in results.items()}
-    text = json.dumps(payload if len(payload) > 1 else next(iter(payload.values())), indent=2)
+    analysis = analyse_path(logs, suite)
     if output is not None:
-        try:
-            output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {output}: {exc.strerror or exc}")
+        write_document(analysis, output)
     if as_json:
-        click.echo(text)
-    else:
-        for name, result in results.items():
-            click.echo(get_suite(name).tables(result))
+        click.echo(json.dumps(document(analysis).model_dump(mode="json"), indent=2, sort_keys=True))
+        return
+    if analysis.provenance:
+        click.echo(provenance_table(analysis) + "\n")
+    for name, result in analysis.results.items():
+        click.echo(get_suite(name).tables(result))
 
 
 @cli.command()
@@ -499,7 +506,7 @@ def models() -> None:
     for name, doc in agent_catalogue().items():
         click.echo(f"  biaslab/{name}: {doc}")
     click.echo("Embedded model (offline): biaslab/local — SmolLM2-135M-Instruct via llama.cpp")
-    click.echo("  options: biaslab/local?threads=1&ctx=2048&parallel=1&gguf=PATH (or BIASLAB_GGUF)")
+    click.echo("  options: biaslab/local?threads=1&ctx=8192&parallel=1&gguf=PATH (or BIASLAB_GGUF)")
     click.echo("Remote models: any Inspect provider, e.g. openai/gpt-4o-mini (OPENAI_API_KEY),")
     click.echo("  anthropic/claude-sonnet-4-0 (ANTHROPIC_API_KEY), vllm/<hf-id>, ollama/<name>,")
     click.echo("  openai-api/<service>/<model> for any OpenAI-compatible server")
@@ -571,8 +578,8 @@ def local_model_available() -> bool:
     return importlib.util.find_spec("xllamacpp") is not None and bundled_gguf() is not None
 
 
-LOCAL_DEMO_MAX_TOKENS = 24  # the tiny model rambles; an answer line needs a few tokens
-LOCAL_DEMO_MODEL = "biaslab/local?ctx=4096"  # a hard default-topology conversation needs > 2048
+LOCAL_DEMO_MAX_TOKENS = None  # the embedded model's own answer-length cap
+LOCAL_DEMO_MODEL = "biaslab/local"
 
 
 @cli.command()

@@ -33,7 +33,10 @@ def generate_items(
         from biaslab.errors import BiaslabError
 
         raise BiaslabError(f"--n must be at least 1, got {count}")
-    items = suite.generate(config, seed, count)
+    from biaslab import progress
+
+    with progress.reporting(f"generating {suite_name} items"):
+        items = suite.generate(config, seed, count)
     return Generated(suite=suite, config=config.model_dump(mode="json"), seed=seed, items=items)
 
 

@@ -59,6 +59,7 @@ class Suite:
 SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
+    "entrenchment": "biaslab.suites.entrenchment.suite",
 }
 
 
