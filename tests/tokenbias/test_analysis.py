@@ -150,6 +150,7 @@ def test_seeds_are_tested_one_by_one_and_pooled_counting_each_distinct_pair_once
     assert [(t.seed, t.n_pairs) for t in results.seed_tests] == [(1, 12), (2, 12)]
     assert results.summary[0].seeds_rejected == 2 and results.summary[0].seeds == 2
     assert "rejected in k of the seeds" in tables(results)
+    assert results.seed_rejections() == [("H4", "m", 2, 2)]
     single = analyze(pd.DataFrame(first))
     assert single.seed_tests == () and single.summary[0].seeds_rejected is None
 

@@ -116,7 +116,8 @@ class PairTest(_Model):
 
 
 class HypothesisSummary(_Model):
-    """Tests and rejections of one hypothesis (pooled), and in how many seeds it was rejected."""
+    """Tests and rejections of one hypothesis (pooled), and in how many seeds it was rejected (in
+    any model; :meth:`TokenBiasResults.seed_rejections` gives them per model)."""
 
     hypothesis: str
     tests: int
@@ -139,6 +140,19 @@ class TokenBiasResults(_Model):
     seed_tests: tuple[PairTest, ...] = ()
     summary: tuple[HypothesisSummary, ...]
     decisions: dict[str, str] = Field(default_factory=lambda: dict(DECISIONS))
+
+    def seed_rejections(self) -> list[tuple[str, str, int, int]]:
+        """(hypothesis, model, seeds in which any of its tests was rejected, seeds tested)."""
+        tested: dict[tuple[str, str], set[int | None]] = {}
+        rejected: dict[tuple[str, str], set[int | None]] = {}
+        for test in self.seed_tests:
+            key = (test.hypothesis, test.model)
+            tested.setdefault(key, set()).add(test.seed)
+            if test.rejected:
+                rejected.setdefault(key, set()).add(test.seed)
+        return [
+            (h, m, len(rejected.get((h, m), ())), len(s)) for (h, m), s in sorted(tested.items())
+        ]
 
     def rejected_table(self) -> pd.DataFrame:
         """Figure-4-style grid: rows model × mode, columns hypothesis (family), "✓" = null rejected
@@ -414,8 +428,8 @@ def tables(results: TokenBiasResults) -> str:
     if results.seed_tests:
         lines.append("")
         lines.append("per seed: hypothesis rejected in k of the seeds")
-        for s in results.summary:
-            lines.append(f"  {s.hypothesis}: {s.seeds_rejected} of {s.seeds}")
+        for hypothesis, model, k, seeds in results.seed_rejections():
+            lines.append(f"  {hypothesis} {model}: {k} of {seeds}")
     lines.append("")
     lines.append(results.rejected_table().to_string())
     return "\n".join(lines)

@@ -134,8 +134,8 @@ def _report(results: Any, out_dir: Path) -> str:
         parts += [
             "### Per seed (hypothesis rejected in k of the seeds)",
             markdown_table(
-                ["hypothesis", "seeds", "rejected in"],
-                [[s.hypothesis, s.seeds, s.seeds_rejected] for s in results.summary],
+                ["hypothesis", "model", "seeds", "rejected in"],
+                [[h, m, seeds, k] for h, m, k, seeds in results.seed_rejections()],
             ),
         ]
     if figure is not None:
