@@ -372,3 +372,16 @@ def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
     binary = tmp_path / "latin1.json"
     binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
     assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")
+
+
+def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
+            "--model", "biaslab/oracle", "-T", "nosuch=1", "--log-dir", str(tmp_path),
+        ],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "biaslab: error: unknown defeasible parameter 'nosuch'" in result.stdout
