@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from biaslab.card import BiasCard, build_card
 from biaslab.errors import BiaslabError
 from biaslab.frames import ProvenanceRow
 
@@ -29,6 +30,10 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
     source: str = ""
 
+    def card(self) -> BiasCard | None:
+        """The bias card across every suite analysed (None when no suite contributes)."""
+        return build_card(self.results)
+
 
 class ResultsDocument(BaseModel):
     """``results.json``: what the report shows, as data."""
@@ -40,6 +45,7 @@ class ResultsDocument(BaseModel):
     source: str
     provenance: list[ProvenanceRow]
     notes: list[str]
+    card: BiasCard | None = None
     suites: dict[str, dict[str, Any]]
 
 
@@ -85,6 +91,7 @@ def document(analysis: Analysis) -> ResultsDocument:
         source=analysis.source,
         provenance=analysis.provenance,
         notes=analysis.notes,
+        card=analysis.card(),
         suites={name: r.model_dump(mode="json") for name, r in analysis.results.items()},
     )
 

@@ -336,6 +336,12 @@ def run_suite(
     "stopped, reusing its finished samples.",
 )
 @click.option(
+    "--max-tasks",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With SUITE 'all': tasks of the eval set run at once (Inspect's default otherwise).",
+)
+@click.option(
     "--realtime/--no-realtime",
     default=None,
     help="Inspect's live sample buffer (live view in `inspect view`, recovery of samples after a "
@@ -360,10 +366,34 @@ def run(
     model_roles: tuple[str, ...],
     self_judge: bool,
     resume: bool,
+    max_tasks: int | None,
     realtime: bool | None,
 ) -> None:
-    """Run a suite as an Inspect eval and write Inspect logs."""
+    """Run a suite as an Inspect eval and write Inspect logs. SUITE 'all' runs every suite's
+    default preset for every model (and seed) as one Inspect eval set; -p SUITE.KEY=VALUE then sets
+    one suite's parameter."""
     parsed = parse_params(params)
+    if suite == "all":
+        run_all(
+            models=models,
+            seeds=parse_seeds(seeds) if seeds else [seed],
+            n=n,
+            params=parsed,
+            judge=judge,
+            self_judge=self_judge,
+            log_dir=log_dir,
+            options={
+                "max_tasks": max_tasks,
+                "max_connections": max_connections,
+                "display": display,
+                "max_tokens": max_tokens,
+                "limit": limit,
+                "max_retries": max_retries,
+                "timeout": timeout,
+                "realtime": realtime,
+            },
+        )
+        return
     # models that share their roles run in one eval (concurrently); --self-judge splits them
     groups: dict[str, tuple[dict[str, str], list[str]]] = {}
     for model in models:
@@ -393,6 +423,73 @@ def run(
                 click.echo(log_summary(log, one_seed), err=True)
             if any(log.status != "success" for log in logs):
                 raise SystemExit(1)
+
+
+def run_all(
+    *,
+    models: Sequence[str],
+    seeds: Sequence[int],
+    n: int | None,
+    params: Mapping[str, str],
+    judge: str | None,
+    self_judge: bool,
+    log_dir: Path,
+    options: Mapping[str, Any],
+) -> None:
+    """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
+    from biaslab import runs
+    from biaslab._gc import tune_gc
+    from biaslab.grid import GridSpec, run_grid, split_params
+    from biaslab.suites.registry import suite_names
+
+    if judge is not None and self_judge:
+        fail("--self-judge and a judge model are mutually exclusive")
+    names = tuple(suite_names())
+    spec = GridSpec(
+        models=tuple(models),
+        seeds=tuple(seeds),
+        suites=names,
+        params=split_params(params, names),
+        n=n,
+        judge=judge,
+        self_judge=self_judge,
+    )
+    ensure_dir(log_dir)
+    every_model = [*models, *([judge] if judge else [])]
+    for model in every_model:
+        _check_model(model)
+    quiet = options.get("realtime") is None and all(runs.is_reference_agent(m) for m in every_model)
+    defaults = runs.remote_defaults(every_model)
+    eval_options: dict[str, Any] = {
+        "max_tasks": options.get("max_tasks"),
+        "max_connections": options.get("max_connections"),
+        "display": options.get("display"),
+        "max_tokens": options.get("max_tokens"),
+        "limit": options.get("limit"),
+        "max_retries": options.get("max_retries") or defaults.get("max_retries"),
+        "timeout": options.get("timeout") or defaults.get("timeout"),
+        "attempt_timeout": defaults.get("attempt_timeout"),
+        "log_realtime": False if quiet else options.get("realtime"),
+        "score_display": False,
+        "continue_on_fail": True,
+    }
+    tune_gc()
+    with runs.SignalGuard() as guard:
+        try:
+            success, logs = run_grid(spec, log_dir, eval_options)
+        except KeyboardInterrupt:
+            success, logs = False, []
+            guard.received = guard.received or runs.signal.SIGINT
+        if guard.received is not None:
+            raise runs.Interrupted(
+                "interrupted: the eval set stopped; run the same command to resume",
+                guard.exit_code(),
+            )
+    for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
+        click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
+                   f"{log.status} -> {log.location}", err=True)  # fmt: skip
+    if not success:
+        raise SystemExit(1)
 
 
 def resolve_roles(
@@ -512,6 +609,19 @@ def report(logs: Path, output: Path) -> None:
 
     written = write_report(analyse_path(logs), output)
     click.echo(f"report written to {written}")
+
+
+@cli.command()
+@click.argument("logs", type=click.Path(path_type=Path))
+def card(logs: Path) -> None:
+    """Print the bias card: one row per model, each method's headline bias beside its null."""
+    from biaslab.card import card_text
+
+    analysis = analyse_path(logs)
+    built = analysis.card()
+    if built is None:
+        fail(f"no suite at {logs} contributes to the bias card")
+    click.echo(card_text(built))
 
 
 @cli.command()
