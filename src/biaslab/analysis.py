@@ -49,12 +49,15 @@ class ResultsDocument(BaseModel):
     suites: dict[str, dict[str, Any]]
 
 
-def analyse(path: Path, suite: str | None = None) -> Analysis:
-    """Analyse every biaslab log at ``path`` (or, with ``suite``, a file of answers in that
-    suite's documented format)."""
+def analyse(path: Path | str, suite: str | None = None) -> Analysis:
+    """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
+    reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
+    that suite's documented format."""
+    from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
 
-    if path.suffix in ANSWER_FILE_SUFFIXES:
+    if not is_url(path) and Path(path).suffix in ANSWER_FILE_SUFFIXES:
+        path = Path(path)
         if suite is None:
             raise BiaslabError(
                 f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE"

@@ -28,6 +28,19 @@ def fail(message: str) -> NoReturn:
     raise BiaslabError(message)
 
 
+class LogLocation(click.ParamType):
+    """A local path (as a Path) or a log location Inspect reads through fsspec (kept as text:
+    ``s3://bucket/logs`` must not be normalised into a local path)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Path | str:
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        return text if "://" in text else Path(text)
+
+
 def one_line(text: str) -> str:
     """Collapse a multi-line library message (with rich markup) into one plain line."""
     text = re.sub(r"\[/?[a-z ]+\]", "", text)
@@ -293,7 +306,12 @@ def run_suite(
 @click.option("--model", "models", multiple=True, required=True, help="provider/name (repeatable).")
 @generation_options
 @click.option("--seeds", default=None, help="Run once per seed, e.g. 1-20 (reproducibility).")
-@click.option("--log-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_LOG_DIR))
+@click.option(
+    "--log-dir",
+    type=LogLocation(),
+    default=Path(DEFAULT_LOG_DIR),
+    help="Where logs go (run all also takes an Inspect log URL such as s3://bucket/grid).",
+)
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Run only the first N items."
 )
@@ -355,7 +373,7 @@ def run(
     seed: int,
     params: tuple[str, ...],
     seeds: str | None,
-    log_dir: Path,
+    log_dir: Path | str,
     limit: int | None,
     max_connections: int | None,
     display: str | None,
@@ -373,6 +391,11 @@ def run(
     default preset for every model (and seed) as one Inspect eval set; -p SUITE.KEY=VALUE then sets
     one suite's parameter."""
     parsed = parse_params(params)
+    if suite != "all" and not isinstance(log_dir, Path):
+        fail(
+            f"biaslab run {suite} writes to a local --log-dir; for {log_dir} use `biaslab run all` "
+            "or `inspect eval-set`"
+        )
     if suite == "all":
         run_all(
             models=models,
@@ -394,6 +417,7 @@ def run(
             },
         )
         return
+    assert isinstance(log_dir, Path)
     # models that share their roles run in one eval (concurrently); --self-judge splits them
     groups: dict[str, tuple[dict[str, str], list[str]]] = {}
     for model in models:
@@ -433,7 +457,7 @@ def run_all(
     params: Mapping[str, str],
     judge: str | None,
     self_judge: bool,
-    log_dir: Path,
+    log_dir: Path | str,
     options: Mapping[str, Any],
 ) -> None:
     """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
@@ -454,7 +478,8 @@ def run_all(
         judge=judge,
         self_judge=self_judge,
     )
-    ensure_dir(log_dir)
+    if isinstance(log_dir, Path):
+        ensure_dir(log_dir)
     every_model = [*models, *([judge] if judge else [])]
     for model in every_model:
         _check_model(model)
@@ -540,7 +565,7 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path, suite: str | None = None) -> Any:
+def analyse_path(path: Path | str, suite: str | None = None) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
     from biaslab.analysis import analyse
@@ -574,7 +599,7 @@ def provenance_table(analysis: Any) -> str:
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="results.json")
 @click.option(
@@ -582,7 +607,7 @@ def provenance_table(analysis: Any) -> str:
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -> None:
+def analyze(logs: Path | str, as_json: bool, output: Path | None, suite: str | None) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
     from biaslab.analysis import document, write_document
@@ -601,9 +626,9 @@ def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
-def report(logs: Path, output: Path) -> None:
+def report(logs: Path | str, output: Path) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
@@ -612,8 +637,8 @@ def report(logs: Path, output: Path) -> None:
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
-def card(logs: Path) -> None:
+@click.argument("logs", type=LogLocation())
+def card(logs: Path | str) -> None:
     """Print the bias card: one row per model, each method's headline bias beside its null."""
     from biaslab.card import card_text
 

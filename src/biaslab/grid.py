@@ -81,7 +81,9 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
     return tasks
 
 
-def run_grid(spec: GridSpec, log_dir: Path, options: Mapping[str, Any]) -> tuple[bool, list[Any]]:
+def run_grid(
+    spec: GridSpec, log_dir: Path | str, options: Mapping[str, Any]
+) -> tuple[bool, list[Any]]:
     """Run the grid as one eval set in ``log_dir``; returns (every task succeeded, log headers)."""
     from inspect_ai import eval_set
 
