@@ -12,7 +12,13 @@ from scipy import stats as sps
 
 from biaslab.errors import BiaslabError
 from biaslab.stats import mcnemar, mcnemar_one_sided
-from biaslab.suites.tokenbias.analysis import DIRECTIONS, TokenBiasResults, analyze, tables
+from biaslab.suites.tokenbias.analysis import (
+    DECISIONS,
+    DIRECTIONS,
+    TokenBiasResults,
+    analyze,
+    tables,
+)
 from biaslab.suites.tokenbias.config import resolve_config
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.levels import answer_rows, rejections
@@ -80,8 +86,9 @@ def _level(rule_exact_max: int, n_star: int) -> float:
 
 
 def test_the_paper_rule_exceeds_its_level_at_some_sizes_and_the_exact_test_never() -> None:
-    assert _level(10, 12) == pytest.approx(0.073, abs=0.001)
-    assert _level(10, 17) == pytest.approx(0.072, abs=0.001)
+    assert _level(10, 12) == pytest.approx(0.07300, abs=5e-6)
+    assert _level(10, 17) == pytest.approx(0.07173, abs=5e-6)
+    assert "7.30% at n12 + n21 = 12 and 7.17% at 17" in DECISIONS["test"]  # what results say
     assert all(_level(n_star, n_star) <= 0.05 for n_star in range(1, 41))
 
 
@@ -127,6 +134,10 @@ def test_incomplete_pairs_and_errors() -> None:
     frame = _frame({(True, False): 5}).iloc[:-1]
     results = analyze(frame)
     assert results.n_incomplete_pairs == 1 and results.tests[0].n_pairs == 4
+    assert "warning: 1 pair(s) miss their original or their twin" in tables(results)
+    only_originals = analyze(frame[frame["variant"] == "original"])
+    assert only_originals.tests == () and only_originals.n_incomplete_pairs == 5
+    assert "warning: no complete pair to test" in tables(only_originals)
     with pytest.raises(BiaslabError, match="needs columns"):
         analyze(frame.drop(columns=["parsed"]))
     with pytest.raises(BiaslabError, match="answered twice"):
@@ -135,7 +146,7 @@ def test_incomplete_pairs_and_errors() -> None:
         analyze(_frame({(True, True): 2}, "H4", "syllogism"))
 
 
-def test_seeds_are_tested_one_by_one_and_pooled_counting_each_distinct_pair_once() -> None:
+def test_seeds_are_tested_one_by_one_and_pooled_counting_each_cluster_once() -> None:
     first = _rows({(True, False): 8, (True, True): 4}, seed=1)
     second = _rows({(True, False): 8, (True, True): 4}, seed=2, prefix="q")
     for row in second[:8]:  # seed 2's first four pairs are seed 1's first four questions
@@ -145,7 +156,7 @@ def test_seeds_are_tested_one_by_one_and_pooled_counting_each_distinct_pair_once
     results = analyze(pd.DataFrame([*first, *second]))
     assert results.seeds == (1, 2)
     (pooled,) = results.tests
-    assert (pooled.n_pairs, pooled.n_repeated_pairs, pooled.seeds) == (20, 4, (1, 2))
+    assert (pooled.n_pairs, pooled.n_linked_pairs, pooled.seeds) == (20, 4, (1, 2))
     assert (pooled.n12, pooled.n11) == (12, 8)  # the four repeats were (True, False) pairs
     assert [(t.seed, t.n_pairs) for t in results.seed_tests] == [(1, 12), (2, 12)]
     assert results.summary[0].seeds_rejected == 2 and results.summary[0].seeds == 2
@@ -153,6 +164,48 @@ def test_seeds_are_tested_one_by_one_and_pooled_counting_each_distinct_pair_once
     assert results.seed_rejections() == [("H4", "m", 2, 2)]
     single = analyze(pd.DataFrame(first))
     assert single.seed_tests == () and single.summary[0].seeds_rejected is None
+
+
+def _keyed(rows: list[dict[str, Any]], original: str, twin: str) -> list[dict[str, Any]]:
+    """Give every pair's original and twin the problem keys ``original``/``twin`` + pair number."""
+    for row in rows:
+        number = row["pair_id"].lstrip("pq")
+        pattern = original if row["variant"] == "original" else twin
+        row["problem_key"] = pattern.format(number)
+    return rows
+
+
+def test_pairs_sharing_only_one_member_are_one_cluster() -> None:
+    """The same original with another twin (a new generic name, other synonyms) across seeds: the
+    pairs share an answer and count once, although no pair as a whole repeats."""
+    first = _keyed(_rows({(True, False): 10}, seed=1), "orig-{}", "twin-a-{}")
+    second = _keyed(_rows({(True, False): 10}, seed=2, prefix="q"), "orig-{}", "twin-b-{}")
+    (pooled,) = analyze(pd.DataFrame([*first, *second])).tests
+    assert (pooled.n_pairs, pooled.n_linked_pairs) == (10, 10)
+    # a twin of one pair that is the original of another links them too
+    chain = _keyed(_rows({(True, False): 3}, seed=1), "k{}", "k{}x")
+    chain[3]["problem_key"] = chain[0]["problem_key"]  # pair 1's original is pair 0's original
+    chain[5]["problem_key"] = chain[2]["problem_key"]  # pair 2's twin is pair 1's original
+    (test,) = analyze(pd.DataFrame(chain)).tests
+    assert (test.n_pairs, test.n_linked_pairs) == (1, 2)
+
+
+def test_one_problem_shown_in_every_pair_is_one_cluster() -> None:
+    """The classic horse problem: every pair's original is the same question."""
+    rows = _keyed(_rows({(True, False): 30}, "H3", "horses", seed=1), "classic", "animal-{}")
+    (test,) = analyze(pd.DataFrame(rows)).tests
+    assert (test.n_pairs, test.n_linked_pairs, test.rejected) == (1, 29, False)
+    assert "29 pair(s) share a problem" in tables(analyze(pd.DataFrame(rows)))
+
+
+def test_clusters_are_chosen_before_the_answers() -> None:
+    """The kept pair of a cluster is the lowest (seed, pair_id), whatever the answers say."""
+    rows = _keyed(_rows({(True, False): 1, (False, True): 1}, seed=1), "same", "twin-{}")
+    (test,) = analyze(pd.DataFrame(rows)).tests
+    assert (test.n12, test.n21) == (1, 0)  # p0 is kept
+    flipped = [dict(r, correct=not r["correct"]) for r in rows]
+    (test,) = analyze(pd.DataFrame(flipped)).tests
+    assert (test.n12, test.n21) == (0, 1)
 
 
 def test_later_epochs_of_an_answer_are_dropped() -> None:
@@ -182,7 +235,7 @@ def test_results_are_json_ready_and_render_the_rejected_grid() -> None:
     )
     results = analyze(frame)
     assert TokenBiasResults.model_validate_json(results.model_dump_json()) == results
-    assert results.schema_version == 2 and "seeds" in results.decisions
+    assert results.schema_version == 3 and "independence" in results.decisions
     grid = results.rejected_table()
     assert list(grid.columns) == ["H3 horses", "H4 syllogism-invalid"]
     assert grid.loc[("m", "direct"), "H4 syllogism-invalid"] == "✓"

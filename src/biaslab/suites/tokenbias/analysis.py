@@ -6,11 +6,13 @@ Input: the long answer table of :mod:`biaslab.suites.tokenbias.external` — fro
 a file, the same columns, so both give the same results. Syllogisms are analysed by validity
 (``syllogism-invalid`` carries the paper's directions; see :data:`DIRECTIONS` for the valid ones).
 
-Seeds. Each seed is its own test (``seed_tests``, BH within hypothesis × seed) when there are several;
-the headline ``tests`` pool the seeds and count each distinct pair once (its ``pair_key``, a hash of
-both prompts), keeping the answers of the lowest seed that drew it: a pair drawn by two seeds is
-the same question, and counting it twice would treat one answer as two independent ones (for a model
-at temperature 0 the copies are identical). Within a seed every pair is distinct by construction.
+Independent pairs. Pairs that share a problem — a member with the same ``problem_key``, or the same
+``pair_key`` — form one cluster and the test counts one pair per cluster
+(:mod:`biaslab.suites.tokenbias.clusters`): two copies of one question answered by a model at
+temperature 0 are one answer, not two. Within a seed the generator draws distinct problems, so
+clusters only form across seeds, and for the classic horse problem, which is one problem however
+many pairs show it. Each seed is also its own test (``seed_tests``, BH within hypothesis × seed)
+when there are several; the headline ``tests`` pool the seeds.
 
 Each test reports its accuracy change beside the stratified permutation null that exchanges the two
 answers of every pair (an answerer whose correctness does not depend on the perturbation, with the
@@ -24,6 +26,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from biaslab.errors import BiaslabError
+from biaslab.suites.tokenbias.clusters import independent_pairs
+from biaslab.suites.tokenbias.directions import DIRECTIONS, KEY, Alternative
+from biaslab.suites.tokenbias.external import long_answers
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,41 +37,26 @@ if TYPE_CHECKING:
 
     from biaslab.stats import McNemarResult, PermutationNullResult
 
-Alternative = Literal["greater", "less", "two-sided"]
 Unparsed = Literal["wrong", "drop"]
 TestRule = Literal["exact", "paper"]
 
-KEY = ("hypothesis", "family", "model", "mode")
-SCHEMA_VERSION = 2
-
-#: "greater": π12 > π21, the twin is answered worse; "less": the twin is answered better.
-DIRECTIONS: dict[tuple[str, str], Alternative] = {
-    ("linda", "H1"): "less",  # an irrelevant added event breaks the representativeness lure
-    ("linda", "H2"): "greater",  # without the famous "Linda" exemplar accuracy drops
-    ("linda", "H3"): "less",  # a generic name removes the celebrity's misleading background
-    ("horses", "H3"): "greater",  # the famous "horses" problem is solved, bunnies are not
-    ("syllogism-invalid", "H4"): "greater",  # textbook "All"/"Some" tokens cue the fallacy
-    (
-        "syllogism-valid",
-        "H4",
-    ): "two-sided",  # the same cue could also make valid ones look fallacious
-    ("syllogism-invalid", "H5"): "less",  # reputable sources make invalid arguments look sound
-    ("syllogism-valid", "H5"): "greater",  # ... and valid ones too: doubting the twin hurts there
-    ("linda", "H6"): "less",  # hints help
-    ("syllogism-invalid", "H6"): "less",
-    ("syllogism-valid", "H6"): "two-sided",  # a fallacy warning may also push valid ones to "no"
-}
+SCHEMA_VERSION = 3
 
 DECISIONS: dict[str, str] = {
     "test": "McNemar on the discordant pairs, exact binomial (conditional on n12 + n21), one-sided "
     "in the direction fixed per hypothesis x family, two-sided where no direction is justified. "
     "The paper's rule (normal approximation without continuity correction when n12 + n21 > 10, "
-    "test='paper') exceeds alpha at some table sizes (7.3% at n12 + n21 = 12 or 17 for alpha = 0.05)",
+    "test='paper') exceeds alpha at some table sizes (7.30% at n12 + n21 = 12 and 7.17% at 17 for "
+    "alpha = 0.05)",
     "multiplicity": "Benjamini-Hochberg at alpha within each hypothesis (its families, models and "
     "modes); per-seed tests within hypothesis x seed; a test without discordant pairs keeps p = 1",
-    "seeds": "per-seed tests when there are several seeds; the pooled tests count each distinct "
-    "pair (pair_key) once, with the answers of the lowest seed that drew it",
+    "independence": "pairs sharing a member's problem_key (the problem without names, places, "
+    "pronouns, option order or framing) or a pair_key, directly or through other pairs, are one "
+    "cluster; each test counts one pair per cluster, the one with the lowest (seed, pair_id)",
+    "seeds": "per-seed tests when there are several seeds; the pooled tests count one pair per "
+    "cluster across the seeds",
     "epochs": "an answer repeated in later epochs is dropped (the first epoch is kept)",
+    "incomplete": "a pair missing its original or its twin is left out (n_incomplete_pairs)",
     "accuracy_change_null": "stratified permutation null, strata = pairs: the original's and the "
     "twin's answers are exchanged within each pair (2000 permutations, seeded by the test key)",
     "syllogisms": "analysed by validity; the paper's directions apply to invalid syllogisms",
@@ -80,8 +70,9 @@ class _Model(BaseModel):
 class PairTest(_Model):
     """One matched-pair test. ``n12`` = original right & twin wrong, ``n21`` = the reverse.
 
-    ``seed`` is set for a per-seed test; pooled tests list the ``seeds`` they pool and how many
-    pairs they dropped as repeats of a pair an earlier seed drew (``n_repeated_pairs``).
+    ``n_pairs`` counts the independent pairs tested (one per cluster); ``n_linked_pairs`` the pairs
+    left out because they share a problem with a pair that was kept. ``seed`` is set for a
+    per-seed test; pooled tests list the ``seeds`` they pool.
     """
 
     hypothesis: str
@@ -92,7 +83,7 @@ class PairTest(_Model):
     seeds: tuple[int, ...] = ()
     alternative: Alternative
     n_pairs: int
-    n_repeated_pairs: int = 0
+    n_linked_pairs: int = 0
     n_unparsed_pairs: int
     n11: int
     n12: int
@@ -154,11 +145,31 @@ class TokenBiasResults(_Model):
             (h, m, len(rejected.get((h, m), ())), len(s)) for (h, m), s in sorted(tested.items())
         ]
 
+    def warnings(self) -> list[str]:
+        """What the tables and the report must say besides the tests (one line each)."""
+        found = []
+        if self.n_incomplete_pairs:
+            found.append(
+                f"{self.n_incomplete_pairs} pair(s) miss their original or their twin and were "
+                "left out"
+            )
+        if not self.tests:
+            found.append("no complete pair to test")
+        linked = sum(t.n_linked_pairs for t in self.tests)
+        if linked:
+            found.append(
+                f"{linked} pair(s) share a problem with another pair and were left out (one pair "
+                "per cluster)"
+            )
+        return found
+
     def rejected_table(self) -> pd.DataFrame:
         """Figure-4-style grid: rows model × mode, columns hypothesis (family), "✓" = null rejected
         after BH, "✗" = not rejected, "" = not tested."""
         import pandas as pd
 
+        if not self.tests:
+            return pd.DataFrame()
         columns = sorted({_column(t) for t in self.tests})
         rows = sorted({(t.model, t.mode) for t in self.tests})
         table = pd.DataFrame(
@@ -185,8 +196,6 @@ def analyze(
     ``test="exact"`` (default) uses the exact binomial McNemar for every table, which never exceeds
     α; ``"paper"`` switches to the normal approximation above 10 discordant pairs, as the paper did.
     """
-    from biaslab.suites.tokenbias.external import long_answers
-
     if unparsed not in ("wrong", "drop"):
         raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
     if test not in ("exact", "paper"):
@@ -199,12 +208,11 @@ def analyze(
         for seed in seeds:
             chosen = pairs[pairs["seed"] == seed]
             seed_tests += _adjust(_tests(chosen, unparsed, test, seed=seed), alpha)
-    pooled, dropped = _distinct(pairs)
     seeds_by_key = {
         tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
-    tests = _adjust(_tests(pooled, unparsed, test, dropped=dropped, seeds=seeds_by_key), alpha)
+    tests = _adjust(_tests(pairs, unparsed, test, seeds=seeds_by_key), alpha)
     return TokenBiasResults(
         alpha=alpha,
         unparsed=unparsed,
@@ -226,25 +234,28 @@ def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """One row per (key, seed, pair_id) with both members' outcomes; pairs missing a member are
-    counted. ``seed`` is -1 where the answers name none."""
+    """One row per (key, seed, pair_id) with both members' outcomes and problem keys; pairs missing
+    a member are counted. ``seed`` is -1 where the answers name none."""
+    import pandas as pd
+
     index = [*KEY, "seed", "pair_id", "pair_key"]
     data = data.assign(seed=data["seed"].fillna(-1).astype(int))
     wide = data.pivot_table(
-        index=index, columns="variant", values=["correct", "parsed"], aggfunc="first"
+        index=index,
+        columns="variant",
+        values=["correct", "parsed", "problem_key"],
+        aggfunc="first",
     )
-    complete = wide.dropna()
+    wide = wide.reindex(
+        columns=pd.MultiIndex.from_product(
+            [["correct", "parsed", "problem_key"], ["original", "twin"]]
+        )
+    )
+    outcomes = [("correct", v) for v in ("original", "twin")]
+    complete = wide.dropna(subset=outcomes)
     flat = complete.copy()
     flat.columns = ["_".join(map(str, column)) for column in complete.columns.to_flat_index()]
     return flat.reset_index(), len(wide) - len(complete)
-
-
-def _distinct(pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
-    """Each distinct pair once per test key (the lowest seed's answers), and the repeats dropped."""
-    ordered = pairs.sort_values([*KEY, "pair_key", "seed", "pair_id"], kind="stable")
-    repeat = ordered.duplicated([*KEY, "pair_key"], keep="first")
-    dropped = ordered[repeat].groupby(list(KEY)).size()
-    return ordered[~repeat], dropped
 
 
 def _tests(
@@ -253,18 +264,22 @@ def _tests(
     rule: TestRule,
     *,
     seed: int | None = None,
-    dropped: pd.Series | None = None,
     seeds: dict[tuple[str, ...], tuple[int, ...]] | None = None,
 ) -> list[PairTest]:
+    kept, linked = independent_pairs(pairs)
+    n_linked = linked.groupby(list(KEY)).size()
     tests = []
-    for raw, group in pairs.groupby(list(KEY), sort=True):
+    for raw, group in kept.groupby(list(KEY), sort=True):
         key = tuple(str(k) for k in raw)
-        extra: dict[str, object] = {"seed": seed}
-        if seeds is not None:
-            extra["seeds"] = seeds.get(key, ())
-        if dropped is not None:
-            extra["n_repeated_pairs"] = int(dropped.get(raw, 0))
-        tests.append(_test(key, group, unparsed, rule, extra))
+        test = _test(key, group, unparsed, rule, seed)
+        tests.append(
+            test.model_copy(
+                update={
+                    "seeds": (seeds or {}).get(key, ()),
+                    "n_linked_pairs": int(n_linked.get(raw, 0)),
+                }
+            )
+        )
     return tests
 
 
@@ -273,7 +288,7 @@ def _test(
     group: pd.DataFrame,
     unparsed: Unparsed,
     rule: TestRule,
-    extra: dict[str, object],
+    seed: int | None,
 ) -> PairTest:
     from biaslab.stats import null_fields
 
@@ -293,15 +308,13 @@ def _test(
     result = mcnemar_test(n12, n21, alternative, n, rule)
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
-    change = None if acc_o is None or acc_t is None else acc_t - acc_o
-    null = _change_null(x, y, alternative, (*key, extra.get("seed")))
-    fields = null_fields("accuracy_change", null)
-    fields["accuracy_change"] = change
+    null = null_fields("accuracy_change", _change_null(x, y, alternative, (*key, seed)))
     return PairTest(
         hypothesis=hypothesis,
         family=family,
         model=model,
         mode=mode,
+        seed=seed,
         alternative=alternative,
         n_pairs=n,
         n_unparsed_pairs=n_unparsed,
@@ -311,13 +324,17 @@ def _test(
         n22=n22,
         accuracy_original=acc_o,
         accuracy_twin=acc_t,
+        accuracy_change=None if acc_o is None or acc_t is None else acc_t - acc_o,
+        accuracy_change_null=null["accuracy_change_null"],
+        accuracy_change_null_lo=null["accuracy_change_null_lo"],
+        accuracy_change_null_hi=null["accuracy_change_null_hi"],
+        accuracy_change_excess=null["accuracy_change_excess"],
+        accuracy_change_null_p=null["accuracy_change_null_p"],
         method=result.method,
         statistic=result.statistic,
         p_value=result.pvalue if result.pvalue is not None else 1.0,
         defined=result.defined,
         reason=result.reason,
-        **fields,  # type: ignore[arg-type]
-        **extra,  # type: ignore[arg-type]
     )
 
 
@@ -408,6 +425,7 @@ def tables(results: TokenBiasResults) -> str:
         f"token bias: BH within hypothesis at alpha={results.alpha}, unparsed={results.unparsed}, "
         f"seeds={','.join(map(str, results.seeds)) or 'n/a'}"
     ]
+    lines += [f"warning: {warning}" for warning in results.warnings()]
     lines.append(
         f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
         f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"

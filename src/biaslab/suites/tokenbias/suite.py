@@ -130,8 +130,10 @@ def _report(results: Any, out_dir: Path) -> str:
         f"with Benjamini–Hochberg within each hypothesis at α = {results.alpha}. Syllogisms are "
         "tested by validity. Unparsed answers count as "
         f"{results.unparsed}. The null band is the central 95% of the accuracy change when the two "
-        "answers of each pair are exchanged (an answerer blind to the perturbation). "
-        + _seed_note(results),
+        "answers of each pair are exchanged (an answerer blind to the perturbation). Pairs that "
+        "share a problem (a member with the same question, names and option order aside) are one "
+        "cluster, and each test counts one pair per cluster. " + _seed_note(results),
+        *(f"**Warning:** {warning}." for warning in results.warnings()),
         markdown_table(_REPORT_COLUMNS, rows),
         "### Rejected null hypotheses (as in the paper's Figure 4; ✓ rejected, ✗ not)",
         markdown_table(["model", "mode", *grid.columns], grid_rows),
@@ -152,10 +154,9 @@ def _report(results: Any, out_dir: Path) -> str:
 def _seed_note(results: Any) -> str:
     if len(results.seeds) <= 1:
         return ""
-    repeats = sum(t.n_repeated_pairs for t in results.tests)
     return (
-        f"Seeds {', '.join(map(str, results.seeds))} are pooled counting each distinct pair once "
-        f"({repeats} repeated pairs left out); each seed is also tested on its own."
+        f"Seeds {', '.join(map(str, results.seeds))} are pooled, one pair per cluster across the "
+        "seeds; each seed is also tested on its own."
     )
 
 
