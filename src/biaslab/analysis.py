@@ -56,6 +56,11 @@ def analyse(path: Path | str, suite: str | None = None) -> Analysis:
     from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
 
+    if suite is not None and not is_url(path) and Path(path).suffix == ".json":
+        raise BiaslabError(
+            f"{Path(path).name}: a file of answers is .csv or .jsonl (one JSON object per line), "
+            "not .json"
+        )
     if not is_url(path) and Path(path).suffix in ANSWER_FILE_SUFFIXES:
         path = Path(path)
         if suite is None:

@@ -123,18 +123,23 @@ def test_an_existing_studys_outputs_in_the_long_format(tmp_path: Path) -> None:
     assert (test.n21, test.n12, test.rejected, test.seed, test.seeds) == (12, 0, True, None, ())
 
 
-def test_optional_columns_seed_epoch_and_pair_key(tmp_path: Path) -> None:
+def test_optional_columns_seed_epoch_pair_key_and_problem_key(tmp_path: Path) -> None:
     path = _answers(
         tmp_path,
-        HEADER + ",seed,epoch,pair_key,notes",
-        "m,horses,H3,direct,p1,original,true,true,1,1,k1,ignored",
-        "m,horses,H3,direct,p1,twin,false,true,1,1,k1,",
-        "m,horses,H3,direct,p2,original,true,true,2,1,k1,",
-        "m,horses,H3,direct,p2,twin,false,false,2,,k1,",
+        HEADER + ",seed,epoch,pair_key,notes,problem_key",
+        "m,horses,H3,direct,p1,original,true,true,1,1,k1,ignored,",
+        "m,horses,H3,direct,p1,twin,false,true,1,1,k1,,",
+        "m,horses,H3,direct,p2,original,true,true,2,1,k1,,",
+        "m,horses,H3,direct,p2,twin,false,false,2,,k1,,",
+        "m,horses,H3,direct,p3,original,true,true,2,1,k3,,classic",
+        "m,horses,H3,direct,p3,twin,false,true,2,1,k3,,cats",
+        "m,horses,H3,direct,p4,original,true,true,3,1,k4,,classic",
+        "m,horses,H3,direct,p4,twin,false,true,3,1,k4,,dogs",
     )
     results = analyze(read_answers(path))
-    assert results.seeds == (1, 2)
-    assert (results.tests[0].n_pairs, results.tests[0].n_repeated_pairs) == (1, 1)
+    assert results.seeds == (1, 2, 3)
+    # p1/p2 share a pair_key, p3/p4 their original: two clusters
+    assert (results.tests[0].n_pairs, results.tests[0].n_linked_pairs) == (2, 2)
 
 
 BAD_ROWS = [
@@ -184,6 +189,83 @@ def test_file_level_errors(tmp_path: Path) -> None:
     (tmp_path / "e.csv").write_bytes(b"\xff\xfe")
     with pytest.raises(BiaslabError, match="not UTF-8"):
         read_answers(tmp_path / "e.csv")
+
+
+MISMATCHED = [
+    (
+        "m,linda,H1,direct,p1,original,true,true,k1",
+        "m,linda,H1,zs-cot,p1,twin,true,true,k1",
+        "line 3, column mode: 'zs-cot', but line 2 gives 'direct' for the other member of pair p1",
+    ),
+    (
+        "m,linda,H1,direct,p1,original,true,true,k1",
+        "m,linda,H1,direct,p1,twin,true,true,k2",
+        "line 3, column pair_key: 'k2', but line 2 gives 'k1'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("original", "twin", "message"), MISMATCHED)
+def test_members_of_a_pair_that_disagree_are_one_line_not_an_empty_table(
+    tmp_path: Path, original: str, twin: str, message: str
+) -> None:
+    path = _answers(tmp_path, HEADER + ",pair_key", original, twin)
+    with pytest.raises(BiaslabError, match=message):
+        read_answers(path)
+    frame = pd.read_csv(path)  # the same rows handed over as a table (no line numbers)
+    with pytest.raises(BiaslabError, match=r"pair p1 \(m\): original and twin differ in"):
+        analyze(frame)
+
+
+def test_the_same_pair_id_in_several_modes_is_several_pairs(tmp_path: Path) -> None:
+    """As in the original study's outputs: one item, asked in every prompting mode."""
+    rows = [HEADER]
+    for mode in ("baseline", "zs_cot"):
+        rows += [f"m,linda,H3,{mode},item-1,original,false,true"]
+        rows += [f"m,linda,H3,{mode},item-1,twin,true,true"]
+    results = analyze(read_answers(_answers(tmp_path, *rows)))
+    assert [t.mode for t in results.tests] == ["baseline", "zs_cot"]
+    assert results.n_incomplete_pairs == 0
+
+
+def test_json_integers_as_pair_ids_and_a_byte_order_mark(tmp_path: Path) -> None:
+    records = [
+        {"model": "m", "family": "horses", "hypothesis": "H3", "mode": "direct", "pair_id": 7,
+         "variant": variant, "correct": correct, "parsed": True}
+        for variant, correct in (("original", True), ("twin", False))
+    ]  # fmt: skip
+    _write_jsonl(tmp_path / "a.jsonl", records)
+    assert analyze(read_answers(tmp_path / "a.jsonl")).tests[0].n12 == 1
+    _write_jsonl(tmp_path / "b.jsonl", [dict(records[0], model=3), records[1]])
+    with pytest.raises(BiaslabError, match="line 1, column model: expected text, got the JSON"):
+        read_answers(tmp_path / "b.jsonl")
+    bom = "\ufeff" + HEADER + "\nm,horses,H3,direct,p1,original,true,true\n"
+    (tmp_path / "bom.csv").write_text(bom + "m,horses,H3,direct,p1,twin,false,true\n", "utf-8")
+    assert analyze(read_answers(tmp_path / "bom.csv")).tests[0].n12 == 1
+
+
+def test_a_json_file_is_pointed_to_jsonl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "answers.json").write_text("[]", encoding="utf-8")
+    assert main(["analyze", str(tmp_path / "answers.json"), "--suite", "tokenbias"]) == 2
+    error = capsys.readouterr().err
+    assert "answers.json: a file of answers is .csv or .jsonl" in error
+    assert len(error.splitlines()) == 1
+
+
+def test_incomplete_pairs_are_a_line_in_tables_and_report(tmp_path: Path) -> None:
+    path = _answers(
+        tmp_path,
+        HEADER,
+        "m,horses,H3,direct,p1,original,true,true",
+        "m,horses,H3,direct,p1,twin,false,true",
+        "m,horses,H3,direct,p2,original,true,true",
+    )
+    results = analyze(read_answers(path))
+    assert "1 pair(s) miss their original or their twin" in SUITE.tables(results)
+    (tmp_path / "out").mkdir()
+    assert "**Warning:** 1 pair(s) miss their original" in SUITE.report(results, tmp_path / "out")
 
 
 def test_the_cli_turns_a_bad_row_into_one_line_and_exit_2(

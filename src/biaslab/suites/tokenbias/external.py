@@ -2,15 +2,19 @@
 
 One row per answer::
 
-    model,family,hypothesis,mode,pair_id,variant,correct,parsed[,seed,epoch,pair_key]
+    model,family,hypothesis,mode,pair_id,variant,correct,parsed[,seed,epoch,pair_key,problem_key]
 
 ``family`` is ``linda``, ``syllogism-invalid``, ``syllogism-valid`` or ``horses``; ``hypothesis``
 H1–H6 as the family allows; ``variant`` ``original`` or ``twin``; ``correct`` and ``parsed`` are
 ``true``/``false`` (a correct answer must be parsed). Optional: ``seed`` (an integer; tests are then
-also run per seed), ``epoch`` (an integer ≥ 1; later epochs of an answer are dropped) and
-``pair_key`` (pairs with equal keys are the same question and count once when seeds are pooled;
-default: the ``pair_id``). Other columns are ignored. ``.csv`` files have a header row; ``.jsonl``
-files hold one JSON object per line (booleans and numbers as JSON values or as the strings above).
+also run per seed), ``epoch`` (an integer ≥ 1; later epochs of an answer are dropped),
+``pair_key`` (pairs with equal keys are the same pair of questions; default: the ``pair_id``) and
+``problem_key`` (this answer's question: rows with equal keys are the same question, e.g. a hash of
+its text, so pairs that share a member count as one cluster; default: none). The two rows of a pair
+agree on everything but ``variant``, ``correct``, ``parsed`` and ``problem_key``. Other columns are
+ignored. ``.csv`` files (UTF-8, with or without a byte-order mark) have a header row; ``.jsonl``
+files hold one JSON object per line (booleans and numbers as JSON values or as the strings above;
+``pair_id`` may be a JSON integer).
 
 :func:`long_answers` makes the same table from a tidy log frame (:func:`biaslab.frames.answer_frame`),
 so a file written from it gives the same analysis byte for byte.
@@ -20,21 +24,24 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.suites.tokenbias.analysis import DIRECTIONS, KEY
+from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
     import pandas as pd
 
 REQUIRED = ("model", "family", "hypothesis", "mode", "pair_id", "variant", "correct", "parsed")
-OPTIONAL = ("seed", "epoch", "pair_key")
+OPTIONAL = ("seed", "epoch", "pair_key", "problem_key")
 COLUMNS = (*REQUIRED, *OPTIONAL)
-FAMILIES = tuple(dict.fromkeys(f for f, _ in DIRECTIONS))
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
+#: what the two rows of one pair must agree on (besides the pair_id that joins them)
+_PAIR_LEVEL = ("hypothesis", "family", "mode", "pair_key")
+Fail = Callable[[str], BiaslabError]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -60,9 +67,12 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
     out["epoch"] = _integers(data, "epoch").fillna(1).astype(int)
     keys = data["pair_key"] if "pair_key" in data.columns else data["pair_id"]
     out["pair_key"] = keys.where(keys.notna(), data["pair_id"]).astype(str).to_numpy()
+    problems = data["problem_key"] if "problem_key" in data.columns else None
+    out["problem_key"] = "" if problems is None else problems.fillna("").astype(str).to_numpy()
     bad = sorted(set(out["variant"]) - {"original", "twin"})
     if bad:
         raise BiaslabError(f"variant must be 'original' or 'twin', got {bad[0]!r}")
+    _pairs_agree(out)
     clash = out.duplicated([*KEY, "seed", "epoch", "pair_id", "variant"])
     if clash.any():
         row = out[clash].iloc[0]
@@ -71,6 +81,29 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
             f"{row['model']} in mode {row['mode']}"
         )
     return out.reset_index(drop=True)
+
+
+def _pairs_agree(answers: pd.DataFrame) -> None:
+    """An original and a twin of one pair_id (one model and seed) that name different tests or
+    pair_keys would silently become two incomplete pairs: a one-line error instead."""
+    rows = answers.assign(seed=answers["seed"].astype("string").fillna(""))
+    combo = [*_PAIR_LEVEL, "epoch"]
+    counts = rows.groupby(["model", "seed", "pair_id", *combo], sort=True)["variant"].nunique()
+    orphans = rows.set_index(["model", "seed", "pair_id", *combo]).loc[counts[counts == 1].index]
+    for (model, seed, pid), group in orphans.reset_index().groupby(
+        ["model", "seed", "pair_id"], sort=True
+    ):
+        originals = group[group["variant"] == "original"]
+        twins = group[group["variant"] == "twin"]
+        if originals.empty or twins.empty:
+            continue
+        first, second = originals.iloc[0], twins.iloc[0]
+        column = next(c for c in combo if first[c] != second[c])
+        where = f", seed {seed}" if seed else ""
+        raise BiaslabError(
+            f"tokenbias analysis: pair {pid} ({model}{where}): original and twin differ in "
+            f"{column} ({first[column]!r} vs {second[column]!r})"
+        )
 
 
 def _integers(data: pd.DataFrame, column: str) -> pd.Series:
@@ -106,8 +139,9 @@ def _from_log_frame(frame: pd.DataFrame) -> pd.DataFrame:
         syllogism = frame["item_family"] == "syllogism"
         by_validity = valid.map({True: "syllogism-valid", False: "syllogism-invalid"})
         data["family"] = frame["item_family"].where(~syllogism, by_validity)
-    if "item_pair_key" in frame.columns:
-        data["pair_key"] = frame["item_pair_key"]
+    for column in ("pair_key", "problem_key"):
+        if f"item_{column}" in frame.columns:
+            data[column] = frame[f"item_{column}"]
     return data
 
 
@@ -139,13 +173,14 @@ def read_answers(path: Path) -> pd.DataFrame:
     if not rows:
         raise BiaslabError(f"{path.name}: no answers")
     _no_duplicates(path.name, rows)
+    _members_agree(path.name, rows)
     frame = pd.DataFrame([values for _, values in rows])
     return long_answers(frame)
 
 
 def _raw_rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is no header
     except UnicodeDecodeError as exc:
         raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
@@ -191,10 +226,7 @@ def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[
 
     values: dict[str, Any] = {}
     for column in ("model", "family", "hypothesis", "mode", "pair_id", "variant"):
-        value = raw.get(column)
-        if not isinstance(value, str) or not value.strip():
-            raise fail(column, "empty")
-        values[column] = value.strip()
+        values[column] = _text(raw.get(column), column == "pair_id", partial(fail, column))
     if values["family"] not in FAMILIES:
         raise fail("family", f"{values['family']!r} is not one of {', '.join(FAMILIES)}")
     if (values["family"], values["hypothesis"]) not in DIRECTIONS:
@@ -206,17 +238,30 @@ def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[
     if values["variant"] not in ("original", "twin"):
         raise fail("variant", f"{values['variant']!r} is not original or twin")
     for column in ("correct", "parsed"):
-        values[column] = _boolean(raw.get(column), lambda problem, c=column: fail(c, problem))
+        values[column] = _boolean(raw.get(column), partial(fail, column))
     if values["correct"] and not values["parsed"]:
         raise fail("correct", "true, but parsed is false (an unparsed answer cannot be correct)")
     for column, lowest in (("seed", None), ("epoch", 1)):
-        values[column] = _optional_int(raw.get(column), lowest, lambda p, c=column: fail(c, p))
+        values[column] = _optional_int(raw.get(column), lowest, partial(fail, column))
     key = raw.get("pair_key")
     values["pair_key"] = str(key).strip() if key not in (None, "") else values["pair_id"]
+    problem = raw.get("problem_key")
+    values["problem_key"] = str(problem).strip() if problem not in (None, "") else ""
     return number, values
 
 
-def _boolean(value: Any, fail: Any) -> bool:
+def _text(value: Any, integer_allowed: bool, fail: Fail) -> str:
+    """A non-empty text value; a JSON integer is accepted where it identifies (``pair_id``)."""
+    if integer_allowed and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise fail("empty")
+    if not isinstance(value, str):
+        raise fail(f"expected text, got the JSON value {json.dumps(value)}")
+    return value.strip()
+
+
+def _boolean(value: Any, fail: Fail) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower() if value is not None else ""
@@ -227,7 +272,7 @@ def _boolean(value: Any, fail: Any) -> bool:
     raise fail(f"{value!r} is not true or false" if text else "empty")
 
 
-def _optional_int(value: Any, lowest: int | None, fail: Any) -> int | None:
+def _optional_int(value: Any, lowest: int | None, fail: Fail) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
@@ -251,3 +296,26 @@ def _no_duplicates(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
                 f"is already answered on line {seen[key]}"
             )
         seen[key] = number
+
+
+def _members_agree(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
+    """The two rows of a pair agree on hypothesis, family, mode and pair_key: an original whose
+    only possible twin names another value is a one-line error at the later of the two lines."""
+    members: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[str, int]]] = {}
+    for number, values in rows:
+        pair = (values["model"], values["seed"], values["epoch"], values["pair_id"])
+        combo = tuple(values[c] for c in _PAIR_LEVEL)
+        members.setdefault(pair, {}).setdefault(combo, {})[values["variant"]] = number
+    by_line = dict(rows)
+    for combos in members.values():
+        orphans = [(combo, lines) for combo, lines in combos.items() if len(lines) == 1]
+        originals = [lines["original"] for _, lines in orphans if "original" in lines]
+        twins = [lines["twin"] for _, lines in orphans if "twin" in lines]
+        if originals and twins:
+            early, late = sorted((originals[0], twins[0]))
+            column = next(c for c in _PAIR_LEVEL if by_line[early][c] != by_line[late][c])
+            raise BiaslabError(
+                f"{name} line {late}, column {column}: {by_line[late][column]!r}, but line {early} "
+                f"gives {by_line[early][column]!r} for the other member of pair "
+                f"{by_line[late]['pair_id']}"
+            )
