@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from biaslab.schema import dumps_sorted
-from biaslab.suites.tokenbias import syllogism as families
+from biaslab.suites.tokenbias import syllogism
 from biaslab.suites.tokenbias.config import Config
 from biaslab.suites.tokenbias.generate import generate
 
@@ -28,7 +28,7 @@ def timed_generation(n: int, seed: int, repeat: int) -> tuple[float, str]:
     """Best-of-``repeat`` seconds for the default set, and the digest of its items."""
     best, digest = float("inf"), ""
     for _ in range(repeat):
-        clear = getattr(families._valid_shape, "cache_clear", None)
+        clear = getattr(syllogism._valid_shape, "cache_clear", None)
         if clear is not None:
             clear()  # every cached run starts cold: the first syllogism of each form pays
         start = time.perf_counter()
@@ -40,12 +40,12 @@ def timed_generation(n: int, seed: int, repeat: int) -> tuple[float, str]:
 
 
 def with_brute_force(run: Callable[[], tuple[float, str]]) -> tuple[float, str]:
-    cached = families._valid_shape
-    families._valid_shape = cached.__wrapped__  # type: ignore[attr-defined]
+    cached = syllogism._valid_shape
+    syllogism._valid_shape = cached.__wrapped__  # type: ignore[attr-defined]
     try:
         return run()
     finally:
-        families._valid_shape = cached
+        syllogism._valid_shape = cached
 
 
 def pytest_seconds(extra: list[str], slow: bool) -> float:

@@ -27,7 +27,17 @@ Mode = Literal[
     "few-shot-cot",
 ]
 LindaStyle = Literal["bio", "story", "news", "medical"]
+#: every conjunction style: the test styles and the celebrity scenarios of H3
+Style = LindaStyle | Literal["celebrity"]
 Connector = Literal["because", "so-that", "to"]
+Hint = Literal["none", "weak", "strong"]
+AddedEvent = Literal["relevant", "irrelevant", "mixed"]
+Wording = Literal["classic", "synonyms"]
+HorsesTwin = Literal["animal", "numbers", "both"]
+HorsesNumbers = Literal["classic", "varied"]
+
+LINDA_STYLES: tuple[LindaStyle, ...] = typing.get_args(LindaStyle)
+CONNECTORS: tuple[Connector, ...] = typing.get_args(Connector)
 
 FAMILIES: tuple[FamilyName, ...] = ("linda", "syllogism", "horses")
 
@@ -65,15 +75,15 @@ class Config(BaseModel):
     hypothesis: HypothesisName | Literal["all"] = "all"
     mode: Mode = "direct"
     exemplar: Literal["linda", "bob"] = "linda"
-    hint: Literal["none", "weak", "strong"] = "none"
+    hint: Hint = "none"
     h6_hint: Literal["weak", "strong"] = "strong"
-    styles: tuple[LindaStyle, ...] = ("bio", "story", "news", "medical")
-    connectors: tuple[Connector, ...] = ("because", "so-that", "to")
-    added_event: Literal["relevant", "irrelevant", "mixed"] = "relevant"
-    quantifiers: Literal["classic", "synonyms"] = "synonyms"
+    styles: tuple[LindaStyle, ...] = LINDA_STYLES
+    connectors: tuple[Connector, ...] = CONNECTORS
+    added_event: AddedEvent = "relevant"
+    quantifiers: Wording = "synonyms"
     validity: Literal["balanced", "valid", "invalid"] = "balanced"
-    horses_twin: Literal["animal", "numbers", "both"] = "animal"
-    horses_numbers: Literal["classic", "varied"] = "varied"
+    horses_twin: HorsesTwin = "animal"
+    horses_numbers: HorsesNumbers = "varied"
     horses_exemplar: Literal["numbers", "animal", "both"] = "numbers"
 
     @field_validator("styles", "connectors")

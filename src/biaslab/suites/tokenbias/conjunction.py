@@ -13,16 +13,11 @@ import random
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
-from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.config import Connector
+from biaslab.suites.tokenbias.config import CONNECTORS, LINDA_STYLES, AddedEvent, Connector, Style
 from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
 
-Style = Literal["bio", "story", "news", "medical", "celebrity"]
-Shown = Literal["relevant", "irrelevant", "mixed"]
-CONNECTORS: tuple[Connector, ...] = ("because", "so-that", "to")
-TEST_STYLES: tuple[Style, ...] = ("bio", "story", "news", "medical")
 AGES = {"bio": range(25, 51), "medical": range(40, 71)}
 
 _PRONOUNS = {
@@ -85,7 +80,7 @@ class Conjunction:
 
 
 @cache
-def conjunction_pool(style: Style, shown: Shown, connectors: tuple[Connector, ...]) -> Pool:
+def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connector, ...]) -> Pool:
     """The distinct originals of a style that show the ``shown`` kind of added event."""
     people = Choice("person", len(wl.people()))
     if style == "bio":
@@ -190,11 +185,11 @@ def _pairs(size: int) -> tuple[tuple[int, int], ...]:
     return tuple(combinations(range(size), 2))
 
 
-def _extra_count(shown: Shown, relevant: int, irrelevant: int) -> int:
+def _extra_count(shown: AddedEvent, relevant: int, irrelevant: int) -> int:
     return {"relevant": relevant, "irrelevant": irrelevant, "mixed": relevant + irrelevant}[shown]
 
 
-def _extra_choice(shown: Shown, index: int, relevant: int) -> tuple[bool, int]:
+def _extra_choice(shown: AddedEvent, index: int, relevant: int) -> tuple[bool, int]:
     """(is the shown added event the relevant one, its index in its list)."""
     if shown == "relevant" or (shown == "mixed" and index < relevant):
         return True, index
@@ -202,7 +197,7 @@ def _extra_choice(shown: Shown, index: int, relevant: int) -> tuple[bool, int]:
 
 
 def _both(
-    shown: Shown,
+    shown: AddedEvent,
     index: int,
     relevant: tuple[str, ...],
     irrelevant: tuple[str, ...],
@@ -223,7 +218,7 @@ def _both(
 def build_conjunction(
     style: Style,
     choices: Choices,
-    shown: Shown,
+    shown: AddedEvent,
     connectors: tuple[Connector, ...],
     rng: random.Random,
 ) -> Conjunction:
@@ -237,7 +232,7 @@ def build_conjunction(
     return _celebrity(choices)
 
 
-def _bio(c: Choices, shown: Shown, rng: random.Random) -> Conjunction:
+def _bio(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     profile = wl.profiles()[c["profile"]]
     t1, t2 = (profile.traits[i] for i in _pairs(len(profile.traits))[c["traits"]])
     b1, b2 = (profile.backgrounds[i] for i in _pairs(len(profile.backgrounds))[c["backgrounds"]])
@@ -260,7 +255,11 @@ def _bio(c: Choices, shown: Shown, rng: random.Random) -> Conjunction:
 
 
 def _story(
-    style: Style, c: Choices, shown: Shown, connectors: tuple[Connector, ...], rng: random.Random
+    style: Style,
+    c: Choices,
+    shown: AddedEvent,
+    connectors: tuple[Connector, ...],
+    rng: random.Random,
 ) -> Conjunction:
     kind = "story" if style == "story" else "news"
     connector = connectors[c["connector"]]
@@ -284,7 +283,7 @@ def _story(
     )
 
 
-def _medical(c: Choices, shown: Shown, rng: random.Random) -> Conjunction:
+def _medical(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     disease = wl.diseases()[c["disease"]]
     first = disease.symptoms[c["first"]]
     others = tuple(s for s in disease.symptoms if s != first)
@@ -334,7 +333,7 @@ def random_conjunction(rng: random.Random, avoid: frozenset[str]) -> Conjunction
     """A conjunction problem for an exemplar, from any test style, whose template is not in
     ``avoid`` (the sources of the question it precedes)."""
     while True:
-        style = rng.choice(TEST_STYLES)
+        style = rng.choice(LINDA_STYLES)
         pool = conjunction_pool(style, "relevant", CONNECTORS)
         problem = build_conjunction(
             style, pool.decode(rng.randrange(pool.size)), "relevant", CONNECTORS, rng

@@ -13,10 +13,15 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.config import Config, FamilyName, HypothesisName
+from biaslab.suites.tokenbias.config import (
+    Config,
+    FamilyName,
+    HorsesNumbers,
+    HypothesisName,
+    LindaStyle,
+)
 from biaslab.suites.tokenbias.conjunction import (
     Conjunction,
     build_conjunction,
@@ -28,7 +33,6 @@ from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
 from biaslab.suites.tokenbias.syllogism import Syllogism, build_syllogism, syllogism_pool
 
 HORSE = wl.Animal("horse", "horses")
-Numbers = Literal["classic", "varied"]
 
 
 @dataclass(frozen=True)
@@ -66,13 +70,13 @@ def _grid() -> tuple[tuple[int, int, int], ...]:
 HORSE_GRID: tuple[tuple[int, int, int], ...] = _grid()
 
 
-def horse_numbers(numbers: Numbers) -> tuple[tuple[int, int, int], ...]:
+def horse_numbers(numbers: HorsesNumbers) -> tuple[tuple[int, int, int], ...]:
     return (CLASSIC,) if numbers == "classic" else HORSE_GRID
 
 
 @cache
-def horse_pool(numbers: Numbers) -> Pool:
-    """Numbers × framing: "There are n horses." or "<person> keeps n horses on a farm near <town>."""
+def horse_pool(numbers: HorsesNumbers) -> Pool:
+    """HorsesNumbers × framing: "There are n horses." or "<person> keeps n horses on a farm near <town>."""
     framing = Union(
         "framing",
         (
@@ -83,7 +87,7 @@ def horse_pool(numbers: Numbers) -> Pool:
     return Product((Choice("numbers", len(horse_numbers(numbers))), framing))
 
 
-def build_horses(numbers: Numbers, choices: Choices) -> HorseProblem:
+def build_horses(numbers: HorsesNumbers, choices: Choices) -> HorseProblem:
     n, k, m = horse_numbers(numbers)[choices["numbers"]]
     if choices["framing"] == 0:
         return HorseProblem(n, k, m)
@@ -121,7 +125,7 @@ def strata(config: Config, family: FamilyName, hypothesis: HypothesisName) -> tu
     if family == "syllogism":
         validities = {"valid": (True,), "invalid": (False,)}.get(config.validity, (True, False))
         return tuple(_syllogism_stratum(config, hypothesis, valid) for valid in validities)
-    numbers: Numbers = "classic" if config.horses_twin != "animal" else config.horses_numbers
+    numbers: HorsesNumbers = "classic" if config.horses_twin != "animal" else config.horses_numbers
 
     def horses(choices: Choices, rng: random.Random) -> Problem:
         return build_horses(numbers, choices)
@@ -139,9 +143,9 @@ def _linda_strata(config: Config, hypothesis: HypothesisName) -> tuple[Stratum, 
         return (Stratum("celebrity", celebrity_pool(), celebrity),)
     shown = "relevant" if hypothesis == "H1" else config.added_event
 
-    def stratum(style: str) -> Stratum:
+    def stratum(style: LindaStyle) -> Stratum:
         def build(choices: Choices, rng: random.Random) -> Problem:
-            return build_conjunction(style, choices, shown, connectors, rng)  # type: ignore[arg-type]
+            return build_conjunction(style, choices, shown, connectors, rng)
 
         return Stratum(style, conjunction_pool(style, shown, connectors), build)
 

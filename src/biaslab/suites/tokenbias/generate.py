@@ -98,7 +98,7 @@ def draws(
 
 
 def pool_description(family: str, hypothesis: str, layers: tuple[Stratum, ...]) -> str:
-    """ "linda/H1 (4 strata: bio 70,200,000, story 4,800, ...)" — what bounds a block's --n."""
+    """ "linda/H1 (4 equal strata: bio 702,000, story 96, ...)" — what bounds a block's --n."""
     if len(layers) == 1:
         return f"{family}/{hypothesis}"
     sizes = ", ".join(f"{s.label} {s.pool.size:,}" for s in layers)

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.config import FamilyName, Hint, HorsesTwin
 from biaslab.suites.tokenbias.conjunction import Conjunction, generic_name_for
 from biaslab.suites.tokenbias.families import HorseProblem, Problem, other_numbers
-from biaslab.suites.tokenbias.render import Family, Hint, hint_text, render_statement
+from biaslab.suites.tokenbias.render import hint_text, render_statement
 from biaslab.suites.tokenbias.syllogism import ALL_WORDINGS, SOME_WORDINGS, Syllogism
 
-HorsesTwin = Literal["animal", "numbers", "both"]
 Scope = Literal["system", "exemplars", "question"]
 
 
@@ -133,7 +133,7 @@ def source_reputation(base: Condition, rng: random.Random) -> Pair:
     return Pair(base, _with(base, twin), "sources", swaps)
 
 
-def add_hint(base: Condition, family: Family, hint: Hint) -> Pair:
+def add_hint(base: Condition, family: FamilyName, hint: Hint) -> Pair:
     """H6: no hint -> a weak or strong hint appended to the system message."""
     original = dataclasses.replace(base, hint="none")
     twin = dataclasses.replace(base, hint=hint)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from biaslab.answers import format_instruction, number_word
+from biaslab.suites.tokenbias.config import FamilyName, Hint
 from biaslab.suites.tokenbias.conjunction import Conjunction
 from biaslab.suites.tokenbias.families import HorseProblem
 from biaslab.suites.tokenbias.syllogism import (
@@ -31,9 +31,6 @@ from biaslab.suites.tokenbias.syllogism import (
     Statement,
     Syllogism,
 )
-
-Family = Literal["linda", "syllogism", "horses"]
-Hint = Literal["none", "weak", "strong"]
 
 CONJUNCTION_LABELS = ("a", "b")
 YES, NO = "yes", "no"
@@ -46,18 +43,18 @@ SYLLOGISM_QUESTION = (
 )
 HORSES_QUESTION = "What is the minimum number of races needed to be sure of finding"
 
-SYSTEM: dict[Family, str] = {
+SYSTEM: dict[FamilyName, str] = {
     "linda": "Answer the question by choosing one of the options.",
     "syllogism": "Answer the question with yes or no.",
     "horses": "Answer the question with the number of races.",
 }
 
-WEAK_HINTS: dict[Family, str] = {
+WEAK_HINTS: dict[FamilyName, str] = {
     "linda": "Be aware that this is a Linda Problem, designed to explore the conjunction fallacy.",
     "syllogism": "Be aware that this problem is designed to explore the syllogistic fallacy.",
 }
 
-STRONG_HINTS: dict[Family, str] = {
+STRONG_HINTS: dict[FamilyName, str] = {
     "linda": (
         "Be aware that this problem is designed to explore the conjunction fallacy: people judge a "
         "detailed, representative description as more probable than a simpler one. The probability "
@@ -94,13 +91,13 @@ class Question:
     gold: str
 
 
-def hint_text(family: Family, hint: Hint) -> str:
+def hint_text(family: FamilyName, hint: Hint) -> str:
     if hint == "none":
         return ""
     return (WEAK_HINTS if hint == "weak" else STRONG_HINTS)[family]
 
 
-def system_prompt(family: Family, hint: Hint) -> str:
+def system_prompt(family: FamilyName, hint: Hint) -> str:
     """The family's instruction, with the hint (if any) appended: the H6 twin inserts only the hint."""
     return " ".join(filter(None, (SYSTEM[family], hint_text(family, hint))))
 

@@ -16,6 +16,7 @@ from functools import cache
 from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.config import Wording
 from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
 
 Quantifier = Literal["all", "some", "no", "some-not"]
@@ -84,7 +85,6 @@ SOME_WORDINGS = (
     "one or more {s} are {p}",
 )
 NO_WORDING = "no {s} are {p}"
-Wording = Literal["classic", "synonyms"]
 
 
 @dataclass(frozen=True)
