@@ -210,3 +210,122 @@ def test_number_words_are_what_the_parser_reads() -> None:
         assert parse_answer(f"The answer is {number_word(value)}.", labels) == number_word(value)
     with pytest.raises(ValueError):
         number_word(100)
+
+
+# ------------------------------------------------------------------ hedges, sums and negations
+
+
+@pytest.mark.parametrize(
+    ("reply", "labels", "expected"),
+    [
+        # an "=" settles a sum; otherwise two numbers on the answer line are not guessed at
+        ("Answer: 5 + 1 + 1 = 7", HORSES, "seven"),
+        ("Answer: 5 heats + 1 final + 1 decider = 7 races", HORSES, "seven"),
+        ("The answer is 5 heats, then 2 more, so 7.", HORSES, None),
+        ("Answer: 7 or 8", HORSES, None),
+        ("Answer: six to seven", HORSES, None),
+        ("Answer: 6? No, 7.", HORSES, None),
+        ("Answer: (a) or (b)", OPTIONS, None),
+        ("Answer: a or b", OPTIONS, None),
+        # one label, said twice or next to numbers that are no labels, is still that label
+        ("Answer: seven (7)", HORSES, "seven"),
+        ("Answer: 7 races for 25 horses", HORSES, "seven"),
+        ("Answer: b. It is a conjunction, so it cannot be more probable.", OPTIONS, "b"),
+    ],
+)
+def test_an_answer_line_naming_several_labels_is_unparsed(
+    reply: str, labels: tuple[str, ...], expected: str | None
+) -> None:
+    assert parse_answer(reply, labels) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("I'd say (a) is wrong, so b", "b"),
+        ("The conjunction cannot be more likely, therefore (a).", "a"),
+        ("Thus B.", "b"),
+        ("Therefore, (a) is less probable.", None),
+        ("The answer is not (b).", None),
+        ("I would not pick B.", None),
+        ("Option A is wrong.", None),
+        ("(b) is incorrect here", None),
+        ("Not (a).", None),
+        # a negation further away, or about something else, leaves the option alone
+        ("So (a) is right.", "a"),
+        ("A conjunction is never more probable than its part.\nSo (a) is right.", "a"),
+        ("So (a), since a conjunction is never more probable.", "a"),
+    ],
+)
+def test_a_negated_option_is_unparsed_and_a_concluding_letter_is_read(
+    reply: str, expected: str | None
+) -> None:
+    assert parse_answer(reply, OPTIONS) == expected
+
+
+def test_a_negated_number_is_unparsed_but_words_keep_their_meaning() -> None:
+    assert parse_answer("It is not 6 races.", HORSES) is None
+    assert parse_answer("Answer: no", YNU) == "no"
+    # word labels are words: "no" is itself a negation, and "does not" explains it
+    assert parse_answer("Answer: No, it does not follow.", YNU) == "no"
+
+
+# ------------------------------------------------------------------ the answer token for letters
+
+
+def test_letter_probabilities_come_from_the_token_after_the_last_answer() -> None:
+    """The article "a" later in the line must not become the answer token."""
+    positions = [
+        {"Answer": 0.0},
+        {":": 0.0},
+        {" b": math.log(0.7), " a": math.log(0.3)},
+        {".": 0.0},
+        {" It": 0.0},
+        {" is": 0.0},
+        {" a": math.log(0.9), " the": math.log(0.1)},
+        {" conjunction": 0.0},
+    ]
+    assert label_probabilities(positions, OPTIONS) == pytest.approx({"a": 0.3, "b": 0.7})
+    markup = [
+        {"**": 0.0},
+        {"Answer": 0.0},
+        {":**": 0.0},
+        {" Option": 0.0},
+        {" B": math.log(0.6), " A": math.log(0.4)},
+    ]
+    assert label_probabilities(markup, OPTIONS) == pytest.approx({"a": 0.4, "b": 0.6})
+    joined = [{"Answer": 0.0}, {": (b": math.log(0.8), ": (a": math.log(0.2)}, {")": 0.0}]
+    assert label_probabilities(joined, OPTIONS) == pytest.approx({"a": 0.2, "b": 0.8})
+
+
+def test_letter_probabilities_without_an_answer_line_only_for_a_bare_option() -> None:
+    prose = [
+        {"I": 0.0},
+        {" think": 0.0},
+        {" a": math.log(0.9), " the": math.log(0.1)},
+        {" bank": 0.0},
+    ]
+    assert label_probabilities(prose, OPTIONS) is None
+    assert label_probabilities(
+        [{"B": math.log(0.9), "A": math.log(0.1)}], OPTIONS
+    ) == pytest.approx({"a": 0.1, "b": 0.9})
+    # after "Answer:" something that is no label: no answer token, not a later position
+    stray = [{"Answer": 0.0}, {":": 0.0}, {" maybe": 0.0}, {" a": 0.0}]
+    assert label_probabilities(stray, OPTIONS) is None
+
+
+def test_the_answer_token_of_the_last_answer_line_wins() -> None:
+    positions = [
+        {"Answer": 0.0},
+        {":": 0.0},
+        {" seven": 0.0},
+        {"\nOn": 0.0},
+        {" reflection": 0.0},
+        {",": 0.0},
+        {" Answer": 0.0},
+        {":": 0.0},
+        {" 8": math.log(0.6), " 7": math.log(0.4)},
+    ]
+    assert label_probabilities(positions, HORSES) == pytest.approx(
+        {"five": 0.0, "six": 0.0, "seven": 0.4, "eight": 0.6, "nine": 0.0}
+    )

@@ -13,6 +13,11 @@ Labels come in three kinds, and replies are read the way models write them:
   to a yes/no question;
 * **letters** ("a", "b"): the letter in an option's form — "(b)", "b)", "Option B", "Answer: b", a
   reply that is only "B" — but never an article or a pronoun ("A bank teller", "I think").
+
+What is not guessed at: an answer line that names two different labels ("Answer: 7 or 8",
+"Answer: (a) or (b)", "Answer: 6? No, 7.") unless an "=" settles it ("Answer: 5 + 1 + 1 = 7"), and
+a letter or number with a negation next to it ("The answer is not (b).", "(a) is less probable",
+"I would not pick B"): these are unparsed. A closing "so b" / "therefore b" is the answer.
 """
 
 from __future__ import annotations
@@ -26,9 +31,16 @@ _INSTRUCTION_PREFIX = (
     "End your reply with one line of the form 'Answer: <label>', where <label> is one of:"
 )
 _INSTRUCTION_RE = re.compile(re.escape(_INSTRUCTION_PREFIX) + r" (?P<labels>[^.\n]+)\.")
-_ANSWER_RE = re.compile(
-    r"answer(?:\s*[:=]|\s+is\b)\s*\**\s*[\"'`(\[]?\s*"
-    r"(?P<label>[a-z0-9](?:[a-z0-9 _-]*[a-z0-9])?)(?![.,]\d)",
+_ANSWER_RE = re.compile(r"answer(?:\s*[:=]|\s+is\b)(?P<rest>[^\n]*)", re.I)
+#: words that turn a mention of an option into its rejection when they stand next to it
+_NEGATION_RE = re.compile(
+    r"\b(?:not|never|no|nor|wrong|incorrect|false|less|unlikely|cannot|rather)\b|n't\b", re.I
+)
+_NEGATION_WINDOW = 3  # words on either side of a mention
+#: "..., so b" / "therefore (b)." at the end of a line: the conclusion of the line
+_CONCLUDING_LETTER_RE = re.compile(
+    r"\b(?:so|thus|therefore|hence)\b[,:]?\s+(?:the answer is\s+|it is\s+|it's\s+)?"
+    r"(?:option\s+|choice\s+)?\(?(?P<letter>[a-z])\)?[\s*_`\"'.!]*$",
     re.I,
 )
 _BARE_PUNCTUATION = r"[*_`\"'.!()\[\]]"
@@ -148,18 +160,6 @@ class _Vocabulary:
                 words.setdefault(_normalise(word), label)
         return cls(words, numbers, letters)
 
-    def leading(self, candidate: str) -> str | None:
-        """The label a candidate answer starts with ("no effect on it" -> "no effect"); numbers and
-        letters must be whole ("7 races" -> 7, but "A bank teller" is not the letter a)."""
-        candidate = _normalise(candidate)
-        for key in sorted(self.words, key=len, reverse=True):
-            if candidate == key or candidate.startswith(key + " "):
-                return self.words[key]
-        first = _numbers(candidate)[:1]
-        if first and first[0][0] == 0 and first[0][1] in self.numbers:
-            return self.numbers[first[0][1]]
-        return self.letters.get(_letter(candidate))
-
     def exact(self, candidate: str) -> str | None:
         """The label a whole reply is, if it is nothing but one label."""
         value = _whole_number(candidate)
@@ -167,24 +167,88 @@ class _Vocabulary:
             return self.numbers.get(value)
         return self.words.get(candidate) or self.letters.get(_letter(candidate))
 
-    def named(self, line: str) -> set[str]:
-        """Every label a line of prose mentions: words, a number if it is the line's only number,
-        and letters only in an option's form."""
-        text = _normalise(re.sub(_LINE_PUNCTUATION, " ", line))
-        found = {
-            label for key, label in self.words.items() if re.search(rf"\b{re.escape(key)}\b", text)
-        }
-        values = {value for _, value in _numbers(text)}
-        if len(values) == 1 and (value := values.pop()) in self.numbers:
-            found.add(self.numbers[value])  # a line with other numbers in it is not an answer
+    def mentions(self, line: str, *, answer_line: bool) -> dict[str, list[_Mention]]:
+        """Every place ``line`` names a label: words, numbers, and letters in an option's form. On
+        an answer line (the text after "Answer:") only numbers that are labels count, and a bare
+        letter counts at its start ("Answer: b."); on a line of prose a number counts only if it
+        is the line's only number ("25 horses and 5 lanes" names no answer)."""
+        found: dict[str, list[_Mention]] = {}
+
+        def add(label: str, text: str, start: int, end: int) -> None:
+            found.setdefault(label, []).append(_Mention(text[:start], text[end:]))
+
+        words = _normalise(re.sub(_LINE_PUNCTUATION, " ", line))
+        for key, label in self.words.items():
+            for match in re.finditer(rf"\b{re.escape(key)}\b", words):
+                add(label, words, match.start(), match.end())
+        numbers = _normalise(line)
+        spans = [m for m in _NUMBER_RE.finditer(numbers)]
+        values = [value for _, value in _numbers(numbers)]
+        if answer_line or len(set(values)) == 1:
+            for match, value in zip(spans, values, strict=True):
+                if value in self.numbers:
+                    add(self.numbers[value], numbers, match.start(), match.end())
         for key, label in self.letters.items():
-            marked = (
-                rf"\(\s*{key}\s*\)|(?<![\w(]){key}\)|\b(?:option|choice)\s+{key}\b",
-                rf"(?<![\w'(]){key.upper()}(?=\s*(?:$|[.,;:!?)]))",
-            )
-            if re.search(marked[0], line, re.I) or re.search(marked[1], line):
-                found.add(label)
+            for match in _letter_regex(key, answer_line).finditer(line):
+                add(label, line, match.start(), match.end())
         return found
+
+    def answer_in(self, line: str, *, answer_line: bool) -> str | _Undecided | None:
+        """The one label a line gives; ``AMBIGUOUS`` when it names several or negates the one it
+        names; ``None`` when it names none."""
+        if answer_line and "=" in line:  # "5 + 1 + 1 = 7": what follows the last "=" decides
+            settled = self.answer_in(line.rsplit("=", 1)[1], answer_line=True)
+            if isinstance(settled, str):
+                return settled
+        if not answer_line:
+            concluding = _CONCLUDING_LETTER_RE.search(line)
+            if concluding and concluding["letter"].lower() in self.letters:
+                return self.letters[concluding["letter"].lower()]
+        named = self.mentions(line, answer_line=answer_line)
+        if not named:
+            return None
+        if len(named) > 1:
+            return AMBIGUOUS
+        ((label, places),) = named.items()
+        if label not in self.words.values() and any(place.negated for place in places):
+            return AMBIGUOUS  # "not (b)", "(a) is less probable": not an answer either way
+        return label
+
+
+@dataclass(frozen=True)
+class _Mention:
+    """The text before and after one mention of a label on a line."""
+
+    before: str
+    after: str
+
+    @property
+    def negated(self) -> bool:
+        before = " ".join(re.findall(r"[\w']+", self.before)[-_NEGATION_WINDOW:])
+        after = " ".join(re.findall(r"[\w']+", self.after)[:_NEGATION_WINDOW])
+        return bool(_NEGATION_RE.search(before) or _NEGATION_RE.search(after))
+
+
+class _Undecided:
+    """A line that names several labels, or negates the one it names."""
+
+
+AMBIGUOUS = _Undecided()
+
+
+def _letter_regex(key: str, answer_line: bool) -> re.Pattern[str]:
+    """Where letter ``key`` is an option: "(b)", "b)", "option b", a capital "B" before
+    punctuation or the end, and on an answer line a bare "b" at its start."""
+    forms = [
+        rf"\(\s*{key}\s*\)",
+        rf"(?<![\w(]){key}\)",
+        rf"\b(?:option|choice)\s+{key}\b",
+    ]
+    if answer_line:
+        forms.append(rf"^[\s*_`\"'\[]*{key}(?=[\s*_`\"'\]]*(?:$|[.,;:!?)]))")
+    pattern = re.compile("|".join(forms), re.I)
+    capital = rf"(?<![\w'(]){key.upper()}(?=\s*(?:$|[.,;:!?)]))"
+    return re.compile(f"{pattern.pattern}|(?-i:{capital})", re.I)
 
 
 def parse_answer(
@@ -192,23 +256,24 @@ def parse_answer(
 ) -> str | None:
     """Map a reply to one of ``labels`` (or a synonym's label); ``None`` when it cannot be told.
 
-    Priority: the last ``Answer: X`` (or "the answer is X"); else a reply that is only a label; else
-    the last line if it names exactly one label. A reply that names several labels elsewhere is not
-    guessed at.
+    Priority: the last ``Answer: X`` (or "the answer is X") that names a label; else a reply that
+    is only a label; else the last line if it names exactly one label. An answer line or a last
+    line that names several labels, or negates the one it names, is not guessed at.
     """
     vocabulary = _Vocabulary.of(labels, synonyms)
     for match in reversed(list(_ANSWER_RE.finditer(text))):
-        found = vocabulary.leading(match.group("label"))
-        if found is not None:
+        found = vocabulary.answer_in(match.group("rest"), answer_line=True)
+        if found is AMBIGUOUS:
+            return None
+        if isinstance(found, str):
             return found
     bare = vocabulary.exact(_normalise(re.sub(_BARE_PUNCTUATION, " ", text)))
     if bare is not None:
         return bare
     lines = [line for line in text.strip().splitlines() if line.strip()]
     if lines:
-        named = vocabulary.named(lines[-1])
-        if len(named) == 1:
-            return named.pop()
+        found = vocabulary.answer_in(lines[-1], answer_line=False)
+        return found if isinstance(found, str) else None
     return None
 
 
@@ -217,30 +282,87 @@ def label_probabilities(
 ) -> dict[str, float] | None:
     """Label distribution from the top-logprobs of the answer token (renormalised over the labels).
 
-    ``token_alternatives`` is one mapping (token text -> logprob) per generated token. The answer token
-    is the last position whose alternatives start a label's first word unambiguously (sub-word tokens
-    such as "str" for "strengthening" count, and so do digits for number labels: "7" for "seven");
-    labels the provider did not return get zero. ``None`` when no position mentions a label.
+    ``token_alternatives`` is one mapping (token text -> logprob) per generated token. The answer
+    token is the first token after the last "Answer:" that names a label (markup, brackets and
+    "Option" may stand between them); each position is read as its most probable token to find
+    "Answer:", whose tokens are near-certain whatever the sampling. Without an "Answer:" the
+    answer token is the last position that names a label — except for letter labels, whose
+    article "a" can sit at any position of prose, where only a reply that is nothing but the
+    option ("(b)") is read. Sub-word tokens count ("str" for "strengthening"), and so do digits
+    for number labels ("7" for "seven"); labels the provider did not return get zero. ``None``
+    when no answer token is found.
     """
     heads = {label: _normalise(label).split(" ")[0] for label in labels}
-    numbers = _Vocabulary.of(labels, None).numbers
-    for alternatives in reversed(token_alternatives):
-        mass: dict[str, float] = dict.fromkeys(labels, 0.0)
-        seen = False
-        for token, logprob in alternatives.items():
-            label = _label_for_token(_token_word(token), heads, numbers)
-            if label is not None:
-                mass[label] += math.exp(logprob)
-                seen = True
-        if seen:
-            total = sum(mass.values())
-            return {label: value / total for label, value in mass.items()}
+    vocabulary = _Vocabulary.of(labels, None)
+    masses = [
+        _label_mass(alternatives, heads, vocabulary.numbers) for alternatives in token_alternatives
+    ]
+    tops = [
+        max(alternatives, key=alternatives.__getitem__, default="")
+        for alternatives in token_alternatives
+    ]
+    anchor = _after_last_answer_marker(tops)
+    if anchor is not None:
+        for index in range(anchor, min(anchor + _ANSWER_TOKEN_SCAN, len(masses))):
+            found = masses[index]
+            if found is not None:
+                return _normalised(found)
+            if _token_word(tops[index]) not in _FILLER_WORDS:
+                return None
+        return None
+    if (
+        vocabulary.letters
+        and vocabulary.exact(_normalise(re.sub(_BARE_PUNCTUATION, " ", "".join(tops)))) is None
+    ):
+        return None
+    candidates = [found for found in masses if found is not None]
+    if not candidates:
+        return None
+    return _normalised(candidates[0] if vocabulary.letters else candidates[-1])
+
+
+_ANSWER_MARKER_RE = re.compile(r"answer(?:\s*[:=]|\s+is\b)", re.I)
+_ANSWER_TOKEN_SCAN = 6  # tokens after "Answer:" in which the label must start
+#: what may stand between "Answer:" and the label ("**", " (", "Option", ...), after _token_word
+_FILLER_WORDS = frozenset({"", "option", "choice", "the"})
+
+
+def _after_last_answer_marker(tokens: Sequence[str]) -> int | None:
+    """The position holding the first character after the last "Answer:" of the joined tokens."""
+    joined = "".join(tokens)
+    markers = list(_ANSWER_MARKER_RE.finditer(joined))
+    if not markers:
+        return None
+    end, start = markers[-1].end(), 0
+    for index, token in enumerate(tokens):
+        if start <= end < start + len(token):
+            return index
+        start += len(token)
     return None
+
+
+def _label_mass(
+    alternatives: Mapping[str, float], heads: Mapping[str, str], numbers: Mapping[int, str]
+) -> dict[str, float] | None:
+    """Probability per label among one position's alternatives (None if none names a label)."""
+    mass: dict[str, float] = dict.fromkeys(heads, 0.0)
+    seen = False
+    for token, logprob in alternatives.items():
+        label = _label_for_token(_token_word(token), heads, numbers)
+        if label is not None:
+            mass[label] += math.exp(logprob)
+            seen = True
+    return mass if seen else None
+
+
+def _normalised(mass: Mapping[str, float]) -> dict[str, float]:
+    total = sum(mass.values())
+    return {label: value / total for label, value in mass.items()}
 
 
 def _token_word(token: str) -> str:
     """A token without surrounding spaces, brackets and markup ("(b" -> "b", " 7" -> "7")."""
-    return re.sub(r"^[\s(\[*\"'`]+|[\s)\]*\"'`.:,]+$", "", _normalise(token))
+    return re.sub(r"^[\s(\[*\"'`:]+|[\s)\]*\"'`.:,]+$", "", _normalise(token))
 
 
 def _label_for_token(word: str, heads: Mapping[str, str], numbers: Mapping[int, str]) -> str | None:
