@@ -470,3 +470,58 @@ def test_classic_horses_original() -> None:
     assert {(i.meta["n"], i.meta["k"], i.meta["m"]) for i in items[::2]} == {(25, 5, 3)}
     assert {i.meta["gold"] for i in items} <= {"seven"} | set(NUMBER_WORDS)
     assert all(i.turns[0].gold == "seven" for i in items)
+
+
+def test_irrelevant_added_events_are_plausible_causes_and_aims_not_absurd_ones() -> None:
+    """An absurd conjunct ("because the company's logo is blue") would make the H1 twin easy for
+    a reason that is not the representativeness of the relevant one."""
+    from biaslab.suites.tokenbias import wordlists as wl
+
+    absurd = re.compile(
+        r"\b(?:blue|red|green|grey|white|black|yellow|silver|striped|glossy|painted|printed|"
+        r"colours?|logo|lockers?)\b"
+    )
+    clauses = [
+        clause
+        for kind in ("story", "news")
+        for story in wl.stories(kind)
+        for clause in (*story.irrelevant_reasons, *story.irrelevant_purposes)
+    ]
+    assert len(clauses) == 120
+    assert [c for c in clauses if absurd.search(c)] == []
+    for story in (*wl.stories("story"), *wl.stories("news")):
+        assert set(story.irrelevant_reasons).isdisjoint(story.reasons)
+        assert bool(story.purposes) == bool(story.irrelevant_purposes)
+
+
+def test_pronouns_have_one_possible_referent() -> None:
+    """ "{name}'s best friend is turning thirty, and {he} loves baking": whose baking?"""
+    from biaslab.suites.tokenbias import wordlists as wl
+
+    person = r"(?:friend|sister|brother|mother|father|partner|neighbour|colleague|boss|manager)"
+    ambiguous = re.compile(rf"\{{name\}}'s (?:best )?{person}\b[^.]*\{{(?:he|him|his)\}}")
+    setups = [s.setup for kind in ("story", "news") for s in wl.stories(kind)]
+    assert [s for s in setups if ambiguous.search(s)] == []
+
+
+def test_medical_conditions_fit_the_patients_ages() -> None:
+    from biaslab.suites.tokenbias import wordlists as wl
+    from biaslab.suites.tokenbias.conjunction import AGES
+
+    assert min(AGES["medical"]) >= 40
+    childhood = {"chickenpox", "measles", "mumps", "croup", "rubella", "whooping cough"}
+    assert not childhood & {d.name for d in wl.diseases()}
+
+
+def test_generic_twin_names_are_not_famous_people() -> None:
+    from biaslab.suites.tokenbias import wordlists as wl
+
+    famous = wl.famous_names()
+    assert {"Margaret Mitchell", "John Adams", "Larry King", "Patrick Stewart"} <= famous
+    names = {*wl.generic_names("female"), *wl.generic_names("male")}
+    assert not names & famous
+    firsts = {p.name for p in wl.people()}
+    surnames = set(wl.surnames())
+    for name in famous:  # every entry is a name the lists could form, so the filter is not idle
+        first, last = name.split()
+        assert first in firsts and last in surnames, name

@@ -29,6 +29,8 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism, classic_exemplar, random_syllogism
 
+#: quoted from Tversky & Kahneman (1983), Psychological Review 90(4), 293–315: the famous wording is
+#: what H2 tests, so it is not paraphrased (data/README.md says why)
 LINDA_SETUP = (
     "{name} is 31 years old, single, outspoken, and very bright. {He} majored in philosophy. "
     "As a student, {he} was deeply concerned with issues of discrimination and social justice, "

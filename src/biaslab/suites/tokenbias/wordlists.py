@@ -190,12 +190,21 @@ def celebrity_tokens() -> frozenset[str]:
 
 
 @cache
+def famous_names() -> frozenset[str]:
+    """Full names of well-known real people that first names and surnames of the lists can form
+    ("John Adams", "Stephen King"): a generic twin must not be one of them."""
+    return frozenset(_load("famous_names.json"))
+
+
+@cache
 def generic_names(gender: str) -> tuple[str, ...]:
-    """'First Last' names with no token in common with any celebrity (so nothing can leak)."""
+    """'First Last' names with no token in common with any celebrity (so nothing can leak) that
+    are not the name of someone famous (so no fame comes back in)."""
     banned = celebrity_tokens()
     firsts = [f for f in first_names(gender) if f.lower() not in banned]
     lasts = [s for s in surnames() if s.lower() not in banned]
-    return tuple(f"{f} {s}" for f in firsts for s in lasts)
+    famous = famous_names()
+    return tuple(name for f in firsts for s in lasts if (name := f"{f} {s}") not in famous)
 
 
 @cache
