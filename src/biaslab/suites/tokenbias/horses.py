@@ -24,6 +24,12 @@ Where the answers come from:
   - n = k², m = 2 (k ≥ 2) or m = 3 (k ≥ 5): exactly k + 2 — the bound above plus the classic
     scheme (k heats, a race of the heat winners, one race of the ≤ 5 remaining candidates), which
     :func:`classic_scheme` runs and the tests check.
+  - m = 2, (k − 1) | (n − 1), n > k, and the knock-out of :func:`knockout_height` no deeper than k
+    races: exactly R₀ + 1 — the bound above, and a knock-out of R₀ full races (the champion is
+    then known) followed by one race of the animals that finished second behind the champion:
+    any other animal lost to someone besides the champion, and the champion ran at most
+    ``knockout_height`` ≤ k races, so the candidates fit in one race (:func:`knockout_top2` runs it
+    and the tests check it).
 
 The tests re-run the search on every exhaustive entry of :data:`HORSE_GRID`, check the theorems
 against the search on every small case they cover, and run the scheme for every large entry.
@@ -68,6 +74,8 @@ def min_races(n: int, k: int, m: int) -> int:
         return EXHAUSTIVE[(n, k, m)]
     if n == k * k and (m == 2 or (m == 3 and k >= 5)):
         return k + 2
+    if m == 2 and top2_lower_bound(n, k) > winner_races(n, k) and knockout_height(n, k) <= k:
+        return winner_races(n, k) + 1
     raise BiaslabError(f"no derived answer for n={n}, k={k}, m={m} (run solve_min_races)")
 
 
@@ -80,6 +88,17 @@ def top2_lower_bound(n: int, k: int) -> int:
     """The adversary bound for m ≥ 2 (module docstring): R₀ + 1 when (k − 1) | (n − 1) and n > k."""
     base = winner_races(n, k)
     return base + 1 if n > k and (n - 1) % (k - 1) == 0 else base
+
+
+def knockout_height(n: int, k: int) -> int:
+    """The most races any animal can run in the knock-out of :func:`knockout_top2` (race the first
+    k unbeaten animals in the queue, the winner rejoins at its end): the tree's height, which does
+    not depend on who wins."""
+    queue = [0] * n  # races run so far by the animal in each place of the queue
+    while len(queue) > 1:
+        runners, queue = queue[:k], queue[k:]
+        queue.append(max(runners) + 1)
+    return queue[0]
 
 
 def _check_triple(n: int, k: int, m: int) -> None:
@@ -320,4 +339,30 @@ def classic_scheme(speeds: Sequence[float], k: int, m: int) -> tuple[int, Poset]
         ]
         if len(candidates) > 1:
             race(candidates)
+    return races, above
+
+
+def knockout_top2(speeds: Sequence[float], k: int) -> tuple[int, Poset]:
+    """The top-2 scheme for (k − 1) | (n − 1): the queue knock-out of :func:`knockout_height`, then
+    one race of the animals that finished right behind the champion; the races used and what is
+    known (on the true ``speeds``, higher is faster)."""
+    n = len(speeds)
+    if n <= k or (n - 1) % (k - 1) or knockout_height(n, k) > k:
+        raise BiaslabError(
+            f"the knock-out top-2 scheme needs (k - 1) | (n - 1) and depth <= k, got {n}"
+        )
+    above: Poset = (0,) * n
+    runners_up: dict[int, list[int]] = {}  # winner -> who finished second behind it
+    queue, races = list(range(n)), 0
+    while len(queue) > 1:
+        runners, queue = queue[:k], queue[k:]
+        order = sorted(runners, key=lambda x: -speeds[x])
+        above = record_race(above, order)
+        races += 1
+        runners_up.setdefault(order[0], []).append(order[1])
+        queue.append(order[0])
+    candidates = runners_up.get(queue[0], [])
+    if len(candidates) > 1:
+        above = record_race(above, sorted(candidates, key=lambda x: -speeds[x]))
+        races += 1
     return races, above
