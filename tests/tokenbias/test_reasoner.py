@@ -62,7 +62,7 @@ def test_registered_and_claims_its_items() -> None:
     ],
 )
 def test_oracle_scores_100_percent(overrides: dict[str, str]) -> None:
-    items = generate(resolve_config("default", overrides), seed=12, n=30)
+    items = generate(resolve_config("default", overrides), seed=12, n=24)
     rows = answer_rows(items, "oracle")
     assert all(r["parsed"] and r["correct"] for r in rows)
 

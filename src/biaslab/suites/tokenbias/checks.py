@@ -1,8 +1,9 @@
 """Integrity checks of generated token-bias items and their label statistics.
 
 :func:`check_twins` proves each twin is its original with only the declared perturbation applied
-(a word diff), :func:`duplicate_prompts` that no two originals of a block share a prompt, and
-:func:`label_stats` that the correct option's position carries no information.
+(a word diff), :func:`duplicate_prompts` that no two members of a block share a prompt,
+:func:`duplicate_problems` that no two share a problem (names, towns, option order and framing
+aside), and :func:`label_stats` that the correct option's position carries no information.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import JsonValue
@@ -28,6 +29,7 @@ _SAME_WITHIN_PAIR = (
     "perturbation",
     "swaps",
     "scope",
+    "shared_original",
 )
 _NUMBER_TOKENS = frozenset(NUMBER_WORDS)
 _PARTS = ("system", "exemplars", "question")
@@ -177,14 +179,27 @@ def label_stats(items: Iterable[Item]) -> dict[str, Any]:
 
 
 def duplicate_prompts(items: Iterable[Item]) -> list[str]:
-    """Originals of one block (family × hypothesis) that share a prompt with an earlier one."""
-    seen: dict[tuple[str, str, str], str] = {}
+    """Members (originals and twins) of one block (family × hypothesis) that share a prompt with a
+    member of another pair, except the originals of a block that shows one problem by design (the
+    classic horses)."""
+    return _repeats(items, rendering)
+
+
+def duplicate_problems(items: Iterable[Item]) -> list[str]:
+    """Members of one block that are the same problem (``problem_key``) as a member of another
+    pair; an original and its own twin may be one problem for a reasoner (other synonyms), and the
+    classic horse originals are one problem by design."""
+    return _repeats(items, lambda item: str(item.meta.get("problem_key")))
+
+
+def _repeats(items: Iterable[Item], key: Callable[[Item], str]) -> list[str]:
+    seen: dict[tuple[str, str, str], Item] = {}
     found = []
     for item in items:
-        if item.meta.get("variant") != "original":
+        if item.meta.get("variant") == "original" and item.meta.get("shared_original"):
             continue
-        key = (str(item.meta.get("family")), str(item.meta.get("hypothesis")), rendering(item))
-        if key in seen:
-            found.append(f"{item.id} repeats {seen[key]}")
-        seen.setdefault(key, item.id)
+        block = (str(item.meta.get("family")), str(item.meta.get("hypothesis")), key(item))
+        earlier = seen.setdefault(block, item)
+        if earlier.meta.get("pair_id") != item.meta.get("pair_id"):
+            found.append(f"{item.id} repeats {earlier.id}")
     return found

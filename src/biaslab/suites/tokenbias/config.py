@@ -83,7 +83,7 @@ class Config(BaseModel):
     quantifiers: Wording = "synonyms"
     validity: Literal["balanced", "valid", "invalid"] = "balanced"
     horses_twin: HorsesTwin = "animal"
-    horses_numbers: HorsesNumbers = "varied"
+    horses_numbers: HorsesNumbers | None = None
     horses_exemplar: Literal["numbers", "animal", "both"] = "numbers"
 
     @field_validator("styles", "connectors")
@@ -100,6 +100,12 @@ class Config(BaseModel):
             raise BiaslabError(
                 f"tokenbias: family {self.family!r} has no hypothesis {self.hypothesis!r} "
                 f"(valid: {valid})"
+            )
+        if self.horses_twin != "animal" and self.horses_numbers == "varied":
+            raise BiaslabError(
+                f"tokenbias: horses_twin={self.horses_twin} changes the famous numbers, so the "
+                "original is the classic problem (25 horses, 5 lanes, top 3): "
+                "horses_numbers=varied does not combine with it"
             )
         if self.hypothesis == "H6" and self.hint != "none":
             raise BiaslabError(
@@ -146,7 +152,9 @@ PARAMETER_DOCS: dict[str, str] = {
     "validity": "balanced | valid | invalid — which syllogisms to emit",
     "horses_twin": "animal | numbers | both — what the horses twin changes",
     "horses_numbers": "classic | varied — the horses original's numbers when only the animal "
-    "changes (classic: 25 horses, 5 lanes, top 3)",
+    "changes (default varied: distinct problems; classic: the one problem of 25 horses, 5 lanes, "
+    "top 3, which every pair then shows and the analysis counts once). A numbers twin always "
+    "has the classic original",
     "horses_exemplar": "numbers | animal | both — the one-shot horse exemplar: horses with other "
     "numbers, another animal with the classic numbers, or both changed",
 }

@@ -1,5 +1,11 @@
 """Conjunction-fallacy problems ("Linda" problems) as structured records built from templates and the
-word lists, each style with its pool of distinct originals (:mod:`biaslab.suites.tokenbias.pools`).
+word lists, each style with its pool of distinct problems (:mod:`biaslab.suites.tokenbias.pools`).
+
+A pool counts problems, not wordings: the person's name, the news report's town and the celebrity
+of a scenario are drawn per pair (a reasoner reads two problems that differ only there as one, see
+:mod:`biaslab.suites.tokenbias.problems`). The H1 twin's unrelated added event is a function of the
+original (:func:`_both`), one-to-one among the originals of one stem, so distinct originals have
+distinct twins too.
 
 A record keeps its templates and fillers apart (``{name}``, pronouns, ``{place}``), so a twin is the
 *same record* with one field replaced and renders identically apart from those tokens. The single
@@ -14,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 
+from biaslab.seeding import stable_hash
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.config import CONNECTORS, LINDA_STYLES, AddedEvent, Connector, Style
 from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
@@ -81,8 +88,7 @@ class Conjunction:
 
 @cache
 def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connector, ...]) -> Pool:
-    """The distinct originals of a style that show the ``shown`` kind of added event."""
-    people = Choice("person", len(wl.people()))
+    """The distinct problems of a style that show the ``shown`` kind of added event."""
     if style == "bio":
         profiles = Union(
             "profile",
@@ -98,10 +104,10 @@ def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connecto
             ),
         )
         occupations = Choice("occupation", len(wl.occupations()))
-        return Product((profiles, Choice("age", len(AGES["bio"])), people, occupations))
+        return Product((profiles, Choice("age", len(AGES["bio"])), occupations))
     if style in ("story", "news"):
         kind = "story" if style == "story" else "news"
-        by_connector = Union(
+        return Union(
             "connector",
             tuple(
                 Union(
@@ -114,8 +120,6 @@ def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connecto
                 for connector in connectors
             ),
         )
-        where = people if kind == "story" else Choice("place", len(wl.places()))
-        return Product((by_connector, where))
     if style == "medical":
         diseases = Union(
             "disease",
@@ -129,27 +133,34 @@ def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connecto
                 for d in wl.diseases()
             ),
         )
-        return Product((diseases, Choice("age", len(AGES["medical"])), people))
+        return Product((diseases, Choice("age", len(AGES["medical"]))))
     return celebrity_pool()
+
+
+def celebrity_fields() -> tuple[str, ...]:
+    """The celebrities' fields, in the order the list first names them."""
+    return tuple(dict.fromkeys(c.field for c in wl.celebrities()))
 
 
 @cache
 def celebrity_pool() -> Pool:
-    """Celebrity scenarios (H3): celebrity × scenario of the field × single × extra × time."""
-    celebrities = Union(
-        "celebrity",
+    """Celebrity scenarios (H3): field × scenario × single × extra × time. The celebrity is drawn
+    per pair among the field's: its generic twins would otherwise repeat a problem (the same
+    scenario under another generic name)."""
+    fields = Union(
+        "field",
         tuple(
             Union(
                 "scenario",
                 tuple(
                     Product((Choice("single", len(s.singles)), Choice("extra", len(s.extras))))
-                    for s in wl.scenarios(c.field)
+                    for s in wl.scenarios(field)
                 ),
             )
-            for c in wl.celebrities()
+            for field in celebrity_fields()
         ),
     )
-    return Product((celebrities, Choice("time", len(wl.times()))))
+    return Product((fields, Choice("time", len(wl.times()))))
 
 
 @cache
@@ -201,13 +212,16 @@ def _both(
     index: int,
     relevant: tuple[str, ...],
     irrelevant: tuple[str, ...],
-    rng: random.Random,
+    stem: str,
 ) -> tuple[bool, str, str]:
-    """The shown added event from the pool index, the other one from the pair's random stream."""
+    """The shown added event from the pool index; the other one (the H1 twin's) by a rotation
+    that depends on the stem, so it is one-to-one among the originals of one stem: two originals
+    never share a twin (the lists hold at least as many unrelated events as related ones)."""
     is_relevant, k = _extra_choice(shown, index, len(relevant))
+    offset = stable_hash("tokenbias-twin-extra", stem)
     if is_relevant:
-        return True, relevant[k], rng.choice(irrelevant)
-    return False, rng.choice(relevant), irrelevant[k]
+        return True, relevant[k], irrelevant[(k + offset) % len(irrelevant)]
+    return False, relevant[(k + offset) % len(relevant)], irrelevant[k]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -229,16 +243,17 @@ def build_conjunction(
         return _story(style, choices, shown, connectors, rng)
     if style == "medical":
         return _medical(choices, shown, rng)
-    return _celebrity(choices)
+    return _celebrity(choices, rng)
 
 
 def _bio(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     profile = wl.profiles()[c["profile"]]
     t1, t2 = (profile.traits[i] for i in _pairs(len(profile.traits))[c["traits"]])
     b1, b2 = (profile.backgrounds[i] for i in _pairs(len(profile.backgrounds))[c["backgrounds"]])
-    person = wl.people()[c["person"]]
+    person = rng.choice(wl.people())
+    stem = f"bio:{profile.id}:{c['traits']}:{c['backgrounds']}:{c['age']}:{c['occupation']}"
     relevant, relevant_extra, irrelevant_extra = _both(
-        shown, c["extra"], profile.activities, wl.neutral_activities(), rng
+        shown, c["extra"], profile.activities, wl.neutral_activities(), stem
     )
     return Conjunction(
         style="bio",
@@ -265,9 +280,9 @@ def _story(
     connector = connectors[c["connector"]]
     story = stories_for(kind, connector)[c["story"]]
     relevant, relevant_extra, irrelevant_extra = _both(
-        shown, c["extra"], *_extras(story, connector), rng
+        shown, c["extra"], *_extras(story, connector), f"{story.id}:{connector}"
     )
-    person = wl.people()[c["person"]] if kind == "story" else wl.Person("", "male")
+    person = rng.choice(wl.people()) if kind == "story" else wl.Person("", "male")
     return Conjunction(
         style=style,
         source=story.id,
@@ -279,7 +294,7 @@ def _story(
         relevant_extra=relevant_extra,
         irrelevant_extra=irrelevant_extra,
         relevant=relevant,
-        place="" if kind == "story" else wl.places()[c["place"]],
+        place="" if kind == "story" else rng.choice(wl.places()),
     )
 
 
@@ -287,11 +302,11 @@ def _medical(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     disease = wl.diseases()[c["disease"]]
     first = disease.symptoms[c["first"]]
     others = tuple(s for s in disease.symptoms if s != first)
-    relevant, relevant_extra, irrelevant_extra = _both(
-        shown, c["extra"], others, wl.unrelated_findings(), rng
-    )
-    person = wl.people()[c["person"]]
     age = AGES["medical"][c["age"]]
+    relevant, relevant_extra, irrelevant_extra = _both(
+        shown, c["extra"], others, wl.unrelated_findings(), f"medical:{disease.name}:{first}:{age}"
+    )
+    person = rng.choice(wl.people())
     return Conjunction(
         style="medical",
         source=f"medical:{disease.name}",
@@ -306,9 +321,10 @@ def _medical(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     )
 
 
-def _celebrity(c: Choices) -> Conjunction:
-    celebrity = wl.celebrities()[c["celebrity"]]
-    scenario = wl.scenarios(celebrity.field)[c["scenario"]]
+def _celebrity(c: Choices, rng: random.Random) -> Conjunction:
+    field = celebrity_fields()[c["field"]]
+    celebrity = rng.choice([x for x in wl.celebrities() if x.field == field])
+    scenario = wl.scenarios(field)[c["scenario"]]
     extra = scenario.extras[c["extra"]]
     return Conjunction(
         style="celebrity",

@@ -1,10 +1,18 @@
-"""Which pool of distinct originals each family × hypothesis draws from, and the horse problems.
+"""Which pool of distinct problems each family × hypothesis draws from, and the horse problems.
 
 A block (one family × hypothesis) is split into strata that get equal shares of its pairs by block
-randomisation — conjunction styles, syllogism validity — and each stratum has its own pool
-(:mod:`biaslab.suites.tokenbias.pools`) and builder. The records themselves live in
+randomisation — conjunction styles, syllogism validity, horse problems asking for the fastest or
+for the fastest few in order — and each stratum has its own pool
+(:mod:`biaslab.suites.tokenbias.pools`) and builder. A pool counts problems as a reasoner counts
+them (:mod:`biaslab.suites.tokenbias.problems`): names, towns and framings are drawn per pair and
+are not part of its size. The records themselves live in
 :mod:`~biaslab.suites.tokenbias.conjunction` and :mod:`~biaslab.suites.tokenbias.syllogism`; the
 horse answer is :func:`biaslab.suites.tokenbias.horses.min_races`.
+
+The classic horse problem (25 horses, 5 lanes, top 3) is one problem: with ``-p
+horses_numbers=classic`` or a twin that changes the numbers, every pair shows it as its original,
+and the pool is that of the twins (the other animals or numbers). The analysis counts such a block
+as one cluster (:mod:`biaslab.suites.tokenbias.clusters`).
 """
 
 from __future__ import annotations
@@ -12,7 +20,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.config import (
@@ -28,11 +35,14 @@ from biaslab.suites.tokenbias.conjunction import (
     celebrity_pool,
     conjunction_pool,
 )
-from biaslab.suites.tokenbias.horses import CLASSIC, min_races
-from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
+from biaslab.suites.tokenbias.horses import CLASSIC, knockout_height, min_races
+from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product
 from biaslab.suites.tokenbias.syllogism import Syllogism, build_syllogism, syllogism_pool
 
 HORSE = wl.Animal("horse", "horses")
+#: answers the grid may have: ≥ 5 so a five-label window can put the answer in any position
+MIN_ANSWER, MAX_ANSWER = 5, 20
+MAX_ANIMALS = 100
 
 
 @dataclass(frozen=True)
@@ -56,50 +66,71 @@ class HorseProblem:
 
 
 Problem = Conjunction | Syllogism | HorseProblem
+Numbers = tuple[int, int, int]
 
 
-def _grid() -> tuple[tuple[int, int, int], ...]:
-    """Every (n, k, m) the generator may emit: derived answers only, each ≥ 5 so a five-label window
-    can put the answer in any position (tested one by one in tests/tokenbias/test_horses.py)."""
+def _grid() -> tuple[Numbers, ...]:
+    """Every (n, k, m) the generator may emit, each with a derived answer (tested one by one in
+    tests/tokenbias/test_horses.py): squares and searched cases for the top 2 or 3, every n ≤ 100
+    with k = 3..10 lanes for the fastest one, and the knock-out cases for the top 2."""
     squares = [(k * k, k, m) for k in range(4, 11) for m in (1, 2, 3) if m < 3 or k >= 5]
-    extra = [(9, 3, 3), (13, 4, 3), (16, 4, 3), (20, 5, 3), (30, 6, 1), (20, 4, 1)]
-    grid = sorted(set(squares + extra))
-    return tuple(t for t in grid if min_races(*t) >= 5)
+    searched = [(9, 3, 3), (13, 4, 3), (16, 4, 3), (20, 5, 3), (30, 6, 1), (20, 4, 1)]
+    lanes = range(3, 11)
+    fastest = [(n, k, 1) for k in lanes for n in range(k + 1, MAX_ANIMALS + 1)]
+    knockout = [
+        (n, k, 2)
+        for k in lanes
+        for n in range(k + 1, MAX_ANIMALS + 1)
+        if (n - 1) % (k - 1) == 0 and knockout_height(n, k) <= k
+    ]
+    grid = sorted(set(squares + searched + fastest + knockout))
+    return tuple(t for t in grid if MIN_ANSWER <= min_races(*t) <= MAX_ANSWER)
 
 
-HORSE_GRID: tuple[tuple[int, int, int], ...] = _grid()
+HORSE_GRID: tuple[Numbers, ...] = _grid()
+#: the grid's two kinds of problem: find the fastest, or the m ≥ 2 fastest in order
+FASTEST: tuple[Numbers, ...] = tuple(t for t in HORSE_GRID if t[2] == 1)
+RANKED: tuple[Numbers, ...] = tuple(t for t in HORSE_GRID if t[2] >= 2)
+#: the numbers a twin of the classic problem may have ("the m fastest, ranked in order" stays)
+OTHER_THAN_CLASSIC: tuple[Numbers, ...] = tuple(t for t in RANKED if t != CLASSIC)
 
 
-def horse_numbers(numbers: HorsesNumbers) -> tuple[tuple[int, int, int], ...]:
-    return (CLASSIC,) if numbers == "classic" else HORSE_GRID
+def horses_numbers(config: Config) -> HorsesNumbers:
+    """The original's numbers: classic whenever the twin changes them (the hypothesis is about the
+    famous numbers), else the configured ones (default varied)."""
+    if config.horses_twin != "animal":
+        return "classic"
+    return config.horses_numbers or "varied"
 
 
-@cache
-def horse_pool(numbers: HorsesNumbers) -> Pool:
-    """HorsesNumbers × framing: "There are n horses." or "<person> keeps n horses on a farm near <town>."""
-    framing = Union(
-        "framing",
-        (
-            Choice("plain", 1),
-            Product((Choice("person", len(wl.people())), Choice("place", len(wl.places())))),
-        ),
-    )
-    return Product((Choice("numbers", len(horse_numbers(numbers))), framing))
-
-
-def build_horses(numbers: HorsesNumbers, choices: Choices) -> HorseProblem:
-    n, k, m = horse_numbers(numbers)[choices["numbers"]]
-    if choices["framing"] == 0:
+def build_horses(numbers: Numbers, rng: random.Random) -> HorseProblem:
+    """A horse problem with ``numbers``, told plainly or about a farm (a framing drawn per pair)."""
+    n, k, m = numbers
+    if rng.random() < 0.5:
         return HorseProblem(n, k, m)
-    owner = wl.people()[choices["person"]].name
-    return HorseProblem(n, k, m, owner=owner, place=wl.places()[choices["place"]])
+    owner = rng.choice(wl.people()).name
+    return HorseProblem(n, k, m, owner=owner, place=rng.choice(wl.places()))
 
 
-def other_numbers(problem: HorseProblem, rng: random.Random) -> tuple[int, int, int]:
-    """Grid numbers different from the problem's (the H3 numbers perturbation), keeping "the m
-    fastest, ranked in order" wording (m ≥ 2 stays m ≥ 2) so only number tokens change."""
-    same = problem.numbers
-    return rng.choice([t for t in HORSE_GRID if t != same and (t[2] == 1) == (problem.m == 1)])
+@dataclass(frozen=True)
+class HorseTwin:
+    """What the H3 horse twin changes: its animal and/or its numbers."""
+
+    animal: wl.Animal | None = None
+    numbers: Numbers | None = None
+
+
+def horse_twin(config: Config, choices: Choices, rng: random.Random) -> HorseTwin:
+    """The twin a stratum's pool choice describes. Where the original is the one classic problem,
+    the pool is over the twins (``animal``, ``twin_numbers``), so they are distinct; otherwise the
+    original's numbers are distinct and the twin's animal is drawn per pair."""
+    how = config.horses_twin
+    animal = None
+    if how != "numbers":
+        index = choices.get("animal")
+        animal = wl.animals()[index] if index is not None else rng.choice(wl.animals())
+    numbers = OTHER_THAN_CLASSIC[choices["twin_numbers"]] if how != "animal" else None
+    return HorseTwin(animal, numbers)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -111,7 +142,7 @@ Builder = Callable[[Choices, random.Random], Problem]
 
 @dataclass(frozen=True)
 class Stratum:
-    """One share of a block: its label, its pool of distinct originals and how one is built."""
+    """One share of a block: its label, its pool of distinct problems and how one is built."""
 
     label: str
     pool: Pool
@@ -125,12 +156,32 @@ def strata(config: Config, family: FamilyName, hypothesis: HypothesisName) -> tu
     if family == "syllogism":
         validities = {"valid": (True,), "invalid": (False,)}.get(config.validity, (True, False))
         return tuple(_syllogism_stratum(config, hypothesis, valid) for valid in validities)
-    numbers: HorsesNumbers = "classic" if config.horses_twin != "animal" else config.horses_numbers
+    return _horse_strata(config)
 
-    def horses(choices: Choices, rng: random.Random) -> Problem:
-        return build_horses(numbers, choices)
 
-    return (Stratum("horses", horse_pool(numbers), horses),)
+def _horse_strata(config: Config) -> tuple[Stratum, ...]:
+    if horses_numbers(config) == "varied":
+        return tuple(
+            _numbers_stratum(label, grid)
+            for label, grid in (("fastest", FASTEST), ("ranked", RANKED))
+        )
+    twins: list[Choice] = []
+    if config.horses_twin != "numbers":
+        twins.append(Choice("animal", len(wl.animals())))
+    if config.horses_twin != "animal":
+        twins.append(Choice("twin_numbers", len(OTHER_THAN_CLASSIC)))
+
+    def classic(choices: Choices, rng: random.Random) -> Problem:
+        return build_horses(CLASSIC, rng)
+
+    return (Stratum("classic", Product(tuple(twins)), classic),)
+
+
+def _numbers_stratum(label: str, grid: tuple[Numbers, ...]) -> Stratum:
+    def build(choices: Choices, rng: random.Random) -> Problem:
+        return build_horses(grid[choices["numbers"]], rng)
+
+    return Stratum(label, Product((Choice("numbers", len(grid)),)), build)
 
 
 def _linda_strata(config: Config, hypothesis: HypothesisName) -> tuple[Stratum, ...]:
@@ -158,7 +209,6 @@ def _syllogism_stratum(config: Config, hypothesis: HypothesisName, valid: bool) 
     sourced = hypothesis == "H5"
 
     def build(choices: Choices, rng: random.Random) -> Problem:
-        return build_syllogism(valid, h4, wording, sourced, choices)
+        return build_syllogism(valid, h4, wording, sourced, choices, rng)
 
-    pool = syllogism_pool(valid, h4, wording, sourced)
-    return Stratum("valid" if valid else "invalid", pool, build)
+    return Stratum("valid" if valid else "invalid", syllogism_pool(valid, h4), build)

@@ -1,13 +1,16 @@
 """Items for the token-bias suite: n matched pairs per (family, hypothesis), byte-reproducible.
 
-Every original of a block is distinct: it is one index of its stratum's pool of distinct originals
-(:mod:`biaslab.suites.tokenbias.families`), drawn without repeats, so no two originals share a
-prompt and no two pairs are equal; asking for more pairs than a pool holds is a one-line error that
-names the pool size. Pair i draws from ``item_random(seed, family, hypothesis, i, ...)`` streams and
-from the indices earlier pairs took, so it is identical whether 10 or 1000 pairs are generated. The
-stratum (conjunction style, syllogism validity) and the correct option's position are assigned by
-block randomisation (a seeded shuffle of every block of slots), so they are balanced across pairs,
-independent of content, and equal within a pair.
+Every problem of a block is distinct: each pair is one index of its stratum's pool of distinct
+problems (:mod:`biaslab.suites.tokenbias.families`), drawn without repeats, and the pools are built
+so that distinct indices give distinct originals *and* distinct twins, as a reasoner counts
+problems (names, towns, option order and framing aside: each member's ``problem_key``,
+:mod:`biaslab.suites.tokenbias.problems`). The one exception is the classic horse problem, which is
+one problem shown by every pair of its block. Asking for more pairs than a pool holds is a one-line
+error that names the pool size. Pair i draws from ``item_random(seed, family, hypothesis, i, ...)``
+streams and from the indices earlier pairs took, so it is identical whether 10 or 1000 pairs are
+generated. The stratum (conjunction style, syllogism validity, kind of horse problem) and the
+correct option's position are assigned by block randomisation (a seeded shuffle of every block of
+slots), so they are balanced across pairs, independent of content, and equal within a pair.
 """
 
 from __future__ import annotations
@@ -29,8 +32,16 @@ from biaslab.suites.tokenbias.config import (
 )
 from biaslab.suites.tokenbias.conjunction import Conjunction
 from biaslab.suites.tokenbias.exemplars import shot_builder
-from biaslab.suites.tokenbias.families import HorseProblem, Problem, Stratum, strata
-from biaslab.suites.tokenbias.pools import check_capacity, draw_distinct
+from biaslab.suites.tokenbias.families import (
+    HorseProblem,
+    Problem,
+    Stratum,
+    horse_twin,
+    horses_numbers,
+    strata,
+)
+from biaslab.suites.tokenbias.pools import Choices, check_capacity, draw_distinct
+from biaslab.suites.tokenbias.problems import problem_key
 from biaslab.suites.tokenbias.render import (
     HORSE_WINDOW,
     NO,
@@ -44,7 +55,7 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 SUITE = "tokenbias"
 KIND: dict[FamilyName, str] = {"linda": "conjunction", "syllogism": "syllogism", "horses": "horses"}
 
@@ -76,8 +87,12 @@ class Draw:
     stratum: Stratum
     index: int
 
+    @property
+    def choices(self) -> Choices:
+        return self.stratum.pool.decode(self.index)
+
     def original(self, rng: random.Random) -> Problem:
-        return self.stratum.build(self.stratum.pool.decode(self.index), rng)
+        return self.stratum.build(self.choices, rng)
 
 
 def draws(
@@ -99,6 +114,8 @@ def draws(
 
 def pool_description(family: str, hypothesis: str, layers: tuple[Stratum, ...]) -> str:
     """ "linda/H1 (4 equal strata: bio 702,000, story 96, ...)" — what bounds a block's --n."""
+    if len(layers) == 1 and layers[0].label == "classic":
+        return f"{family}/{hypothesis} (one classic original: the pool is its twins)"
     if len(layers) == 1:
         return f"{family}/{hypothesis}"
     sizes = ", ".join(f"{s.label} {s.pool.size:,}" for s in layers)
@@ -131,7 +148,7 @@ def make_pair(
     if draw is None:
         draw = draws(config, seed, family, hypothesis, index + 1)[-1]
     rng = item_random(seed, family, hypothesis, index)
-    pair = _perturb(config, family, hypothesis, draw.original(rng), rng)
+    pair = _perturb(config, family, hypothesis, draw, rng)
     mode = effective_mode(config, hypothesis)
     shots = shot_builder(
         config, family, mode, pair, lambda: item_random(seed, family, hypothesis, index, "shots")
@@ -150,7 +167,12 @@ def make_pair(
     for variant, (condition, question, system, prompt) in zip(
         ("original", "twin"), rendered, strict=True
     ):
-        meta = {**common, "variant": variant, **_details(condition, question)}
+        meta = {
+            **common,
+            "variant": variant,
+            "problem_key": problem_key(system, prompt),
+            **_details(condition, question),
+        }
         members.append(_item(family, question, system, prompt, meta))
     return members[0], members[1]
 
@@ -159,14 +181,15 @@ def _perturb(
     config: Config,
     family: FamilyName,
     hypothesis: HypothesisName,
-    problem: Problem,
+    draw: Draw,
     rng: random.Random,
 ) -> perturb.Pair:
     exemplar = "Bob" if config.exemplar == "bob" else "Linda"
     hint = "none" if hypothesis == "H6" or family == "horses" else config.hint
-    base = perturb.Condition(problem, exemplar, hint)
+    base = perturb.Condition(draw.original(rng), exemplar, hint)
     if family == "horses":
-        return perturb.horse_variant(base, rng, config.horses_twin)
+        plan = horse_twin(config, draw.choices, rng)
+        return perturb.horse_variant(base, plan, config.horses_twin)
     if hypothesis == "H1":
         return perturb.added_event(base)
     if hypothesis == "H2":
@@ -203,6 +226,7 @@ def _pair_meta(
         "scope": pair.scope,
         "allow_numbers": pair.allow_numbers,
         "leak": list(pair.leak),
+        "shared_original": family == "horses" and horses_numbers(config) == "classic",
     }
 
 

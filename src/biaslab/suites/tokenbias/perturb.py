@@ -17,7 +17,7 @@ from typing import Literal
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.config import FamilyName, Hint, HorsesTwin
 from biaslab.suites.tokenbias.conjunction import Conjunction, generic_name_for
-from biaslab.suites.tokenbias.families import HorseProblem, Problem, other_numbers
+from biaslab.suites.tokenbias.families import HorseProblem, HorseTwin, Problem
 from biaslab.suites.tokenbias.render import hint_text, render_statement
 from biaslab.suites.tokenbias.syllogism import ALL_WORDINGS, SOME_WORDINGS, Syllogism
 
@@ -79,26 +79,30 @@ def celebrity_name(base: Condition, rng: random.Random) -> Pair:
     return Pair(base, _with(base, twin), "celebrity-name", ((problem.name, generic),), leak=leak)
 
 
-def horse_variant(base: Condition, rng: random.Random, how: HorsesTwin) -> Pair:
+def horse_variant(base: Condition, plan: HorseTwin, how: HorsesTwin) -> Pair:
     """H3 (horses): horses -> another animal, and/or the classic numbers -> other derived ones."""
     problem = base.problem
     assert isinstance(problem, HorseProblem)
     twin = problem
     swaps: list[tuple[str, str]] = []
-    if how in ("animal", "both"):
-        animal = rng.choice(wl.animals())
-        twin = dataclasses.replace(twin, animal=animal)
+    if plan.animal is not None:
+        twin = dataclasses.replace(twin, animal=plan.animal)
         swaps += [
-            (problem.animal.plural, animal.plural),
-            (problem.animal.singular, animal.singular),
+            (problem.animal.plural, plan.animal.plural),
+            (problem.animal.singular, plan.animal.singular),
         ]
-    if how in ("numbers", "both"):
-        n, k, m = other_numbers(problem, rng)
+    if plan.numbers is not None:
+        n, k, m = plan.numbers
         twin = dataclasses.replace(twin, n=n, k=k, m=m)
     kind = {"animal": "animal", "numbers": "numbers", "both": "animal+numbers"}[how]
-    leak = (problem.animal.singular, problem.animal.plural) if how != "numbers" else ()
+    leak = (problem.animal.singular, problem.animal.plural) if plan.animal is not None else ()
     return Pair(
-        base, _with(base, twin), kind, tuple(swaps), allow_numbers=how != "animal", leak=leak
+        base,
+        _with(base, twin),
+        kind,
+        tuple(swaps),
+        allow_numbers=plan.numbers is not None,
+        leak=leak,
     )
 
 

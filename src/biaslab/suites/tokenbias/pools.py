@@ -102,6 +102,6 @@ def check_capacity(n: int, pools: list[Pool], describe: Callable[[], str]) -> No
     available = capacity(pools)
     if n > available:
         raise BiaslabError(
-            f"tokenbias: --n {n} exceeds the {available:,} distinct originals that {describe()} "
+            f"tokenbias: --n {n} exceeds the {available:,} distinct problems that {describe()} "
             "can supply; lower --n or widen the pool with -p"
         )

@@ -70,7 +70,7 @@ STRONG_HINTS: dict[FamilyName, str] = {
     ),
 }
 
-NUMBER_WORDS = [number_word(value) for value in range(21)]
+NUMBER_WORDS = [number_word(value) for value in range(100)]
 HORSE_WINDOW = 5
 
 

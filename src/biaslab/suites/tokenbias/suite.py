@@ -59,6 +59,7 @@ def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
     stats = _checks.label_stats(items)
     stats["twin_problems"] = _checks.check_twins(items)
     stats["duplicate_prompts"] = _checks.duplicate_prompts(items)
+    stats["duplicate_problems"] = _checks.duplicate_problems(items)
     return stats
 
 
@@ -69,7 +70,8 @@ def _read_answers(path: Path) -> pd.DataFrame:
 
 
 def _describe() -> list[str]:
-    """Pool sizes of the default preset (how many distinct originals --n can ask for)."""
+    """Pool sizes of the default preset: how many distinct problems --n can ask for, counted as a
+    reasoner counts them (names, towns, option order and framing are no difference)."""
     from biaslab.suites.tokenbias.families import strata
     from biaslab.suites.tokenbias.pools import capacity
 
@@ -79,8 +81,10 @@ def _describe() -> list[str]:
         for family, hypothesis in _config.combinations(config)
     ]
     return [
-        "distinct originals per family/hypothesis (default preset; a larger --n is an error): "
-        + "; ".join(sizes)
+        "distinct problems per family/hypothesis (default preset; a larger --n is an error): "
+        + "; ".join(sizes),
+        "horses with -p horses_numbers=classic or a numbers twin: one problem (25 horses, 5 lanes, "
+        "top 3) shown by every pair, tested as one cluster",
     ]
 
 

@@ -1,5 +1,7 @@
 """Syllogisms: categorical forms, validity decided from the form, quantifier wordings, and the
-pool of distinct originals per validity (:mod:`biaslab.suites.tokenbias.pools`).
+pool of distinct problems per validity (:mod:`biaslab.suites.tokenbias.pools`): form × terms ×
+property. Quantifier wordings and the sources cited are drawn per pair — "certain roses are red"
+is the problem "some roses are red" (:mod:`biaslab.suites.tokenbias.problems`).
 
 A syllogism is valid iff every Venn model of its premises satisfies its conclusion (Boolean
 semantics, no existential import): :func:`follows` checks that by brute force, :func:`is_valid`
@@ -17,7 +19,7 @@ from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.config import Wording
-from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
+from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Union
 
 Quantifier = Literal["all", "some", "no", "some-not"]
 Role = Literal[
@@ -133,44 +135,25 @@ def forms_for(valid: bool, need_all_or_some: bool) -> tuple[Form, ...]:
 
 
 @cache
-def syllogism_pool(valid: bool, need_all_or_some: bool, wording: Wording, sourced: bool) -> Pool:
-    """Distinct originals of one validity: form × terms × property (× the synonym wordings the form
-    shows, × a reputable outlet and university when ``sourced``)."""
+def syllogism_pool(valid: bool, need_all_or_some: bool) -> Pool:
+    """Distinct problems of one validity: form × terms × property."""
     terms = Union(
         "terms", tuple(Choice("property", len(t.properties)) for t in wl.syllogism_terms())
     )
-    sources = (
-        (
-            Choice("outlet", len(wl.sources("outlets", True))),
-            Choice("institution", len(wl.sources("institutions", True))),
-        )
-        if sourced
-        else ()
-    )
-    return Union(
-        "form",
-        tuple(
-            Product((terms, *_wording_choices(form, wording), *sources))
-            for form in forms_for(valid, need_all_or_some)
-        ),
-    )
-
-
-def _wording_choices(form: Form, wording: Wording) -> tuple[Choice, ...]:
-    if wording == "classic":
-        return ()
-    choices = []
-    if uses(form, "all"):
-        choices.append(Choice("all_wording", len(ALL_WORDINGS) - 1))
-    if uses(form, "some"):
-        choices.append(Choice("some_wording", len(SOME_WORDINGS) - 1))
-    return tuple(choices)
+    return Union("form", tuple(terms for _ in forms_for(valid, need_all_or_some)))
 
 
 def build_syllogism(
-    valid: bool, need_all_or_some: bool, wording: Wording, sourced: bool, choices: Choices
+    valid: bool,
+    need_all_or_some: bool,
+    wording: Wording,
+    sourced: bool,
+    choices: Choices,
+    rng: random.Random,
 ) -> Syllogism:
-    """The original that ``choices`` (decoded from :func:`syllogism_pool`) describes."""
+    """The original that ``choices`` (decoded from :func:`syllogism_pool`) describes, worded with
+    the textbook quantifiers or with synonyms drawn from ``rng``, and attributed to a reputable
+    outlet and university drawn from ``rng`` when ``sourced``."""
     form = forms_for(valid, need_all_or_some)[choices["form"]]
     terms = wl.syllogism_terms()[choices["terms"]]
     binding = {"X": terms.member, "Y": terms.category, "Z": terms.properties[choices["property"]]}
@@ -178,24 +161,28 @@ def build_syllogism(
     def bind(spec: tuple[Quantifier, Role, Role]) -> Statement:
         return Statement(spec[0], binding[spec[1]], binding[spec[2]])
 
-    synonyms = 1 if wording == "synonyms" else 0
+    def synonym(count: int, used: bool) -> int:
+        return rng.randrange(1, count) if used and wording == "synonyms" else 0
+
+    all_wording = synonym(len(ALL_WORDINGS), uses(form, "all"))
+    some_wording = synonym(len(SOME_WORDINGS), uses(form, "some"))
     return Syllogism(
         form=form.name,
         premises=(bind(form.premises[0]), bind(form.premises[1])),
         conclusion=bind(form.conclusion),
-        all_wording=choices.get("all_wording", 0) + synonyms if uses(form, "all") else 0,
-        some_wording=choices.get("some_wording", 0) + synonyms if uses(form, "some") else 0,
-        outlet=wl.sources("outlets", True)[choices["outlet"]] if sourced else None,
-        institution=wl.sources("institutions", True)[choices["institution"]] if sourced else None,
+        all_wording=all_wording,
+        some_wording=some_wording,
+        outlet=rng.choice(wl.sources("outlets", True)) if sourced else None,
+        institution=rng.choice(wl.sources("institutions", True)) if sourced else None,
     )
 
 
 def random_syllogism(rng: random.Random, valid: bool, avoid: frozenset[str]) -> Syllogism:
     """A textbook-worded syllogism for an exemplar that shares no term with ``avoid``."""
-    pool = syllogism_pool(valid, False, "classic", False)
+    pool = syllogism_pool(valid, False)
     while True:
         syllogism = build_syllogism(
-            valid, False, "classic", False, pool.decode(rng.randrange(pool.size))
+            valid, False, "classic", False, pool.decode(rng.randrange(pool.size)), rng
         )
         if not syllogism.terms & avoid:
             return syllogism
