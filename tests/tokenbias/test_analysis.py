@@ -248,24 +248,66 @@ def _agent_results(spec: str, seed: int, n: int = 60) -> TokenBiasResults:
     return analyze(pd.DataFrame(answer_rows(items, spec)))
 
 
+#: strong enough that detection does not hinge on chance: README's 100-seed table shows the
+#: default strength (cue 0.95, lure 0.8) detected in 93-97% of seeds on the H6 syllogism tests
+STRONG_BIAS = "token-biased?cue=1&lure=0.95"
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_token_biased_agent_is_rejected_on_every_hypothesis(seed: int) -> None:
-    results = _agent_results("token-biased", seed)
+    results = _agent_results(STRONG_BIAS, seed)
     assert len(results.tests) == len(DIRECTIONS)
     assert all(t.rejected for t in results.tests), [
         (t.hypothesis, t.family) for t in results.tests if not t.rejected
     ]
 
 
-def test_agents_without_the_bias_hold_the_level_over_seeds() -> None:
-    """The small version of README's 100-seed table: random and no-bias (answers fixed per prompt)
-    reject a hypothesis in at most 7% of (seed, hypothesis) cases, and the oracle never."""
-    seeds = range(1, 11)
-    for agent in ("random", "no-bias"):
+NULL_AGENTS = ("random", "no-bias", "no-bias?by=problem")
+
+
+def test_agents_without_the_bias_hold_the_level_on_every_hypothesis() -> None:
+    """The small version of README's 100-seed table: each agent without token bias — random, and
+    answers fixed per prompt or per problem — rejects each hypothesis in at most 3 of 20 seeds
+    (15%; at the nominal 5% that happens with probability 1.6% per hypothesis), and the oracle
+    never."""
+    seeds = range(1, 21)
+    for agent in NULL_AGENTS:
         found = rejections(agent, seeds, n=50)
-        rejected = sum(found.by_hypothesis.values())
-        assert rejected <= 0.07 * found.seeds * 6, (agent, dict(found.by_hypothesis))
+        assert found.seeds == 20
+        too_often = {h: k for h, k in found.by_hypothesis.items() if k > 3}
+        assert too_often == {}, (agent, dict(found.by_hypothesis))
     assert not any(t.rejected for t in _agent_results("oracle", 1).tests)
+
+
+@pytest.mark.parametrize("twin", ["animal", "numbers"])
+def test_the_classic_horse_problem_is_one_cluster_and_never_rejects_alone(twin: str) -> None:
+    """Every pair shows the one classic problem: an answerer fixed per problem answers all its
+    originals alike, which the analysis once took for 24 independent pairs (rejected in 63 of
+    100 seeds)."""
+    config = resolve_config(
+        "default",
+        {"family": "horses", "horses_numbers": "classic"}
+        | ({"horses_twin": twin} if twin != "animal" else {}),
+    )
+    found = rejections("no-bias?by=problem", range(1, 21), n=24, config=config)
+    assert sum(found.by_hypothesis.values()) == 0
+    items = generate(config, seed=1, n=24)
+    (test,) = analyze(pd.DataFrame(answer_rows(items, "no-bias?by=problem"))).tests
+    assert (test.n_pairs, test.n_linked_pairs) == (1, 23)
+
+
+def test_the_pooled_test_holds_its_level_only_counting_one_pair_per_cluster() -> None:
+    """40 seeds pooled, answers fixed per prompt or per problem (1,000 replicates): counting every
+    pair — or each pair_key once, as the analysis once did — treats pairs that share a member as
+    independent and rejects far more often than 5%; one pair per cluster does not."""
+    from biaslab.suites.tokenbias.pooled import pair_table, pooled_levels
+
+    for overrides in ({"family": "linda", "hypothesis": "H3"}, {"family": "horses"}):
+        pairs = pair_table(resolve_config("default", overrides), range(1, 41), 50)
+        levels = {level.keyed: level for level in pooled_levels(pairs, replicates=1000)}
+        for level in levels.values():
+            assert level.rejected["one per cluster"] <= 0.065, level  # 5% + 2 standard errors
+        assert levels["problem"].rejected["pair_key once"] > 0.10, levels["problem"]
 
 
 def test_one_sided_test_level_on_null_tables() -> None:

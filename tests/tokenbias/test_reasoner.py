@@ -288,6 +288,29 @@ def test_no_bias_agent_is_fixed_per_prompt_and_blind_to_the_perturbation() -> No
         make_agent("no-bias?accuracy=2")
 
 
+def test_no_bias_by_problem_answers_one_problem_alike_and_others_independently() -> None:
+    """Two prompts of one problem (another name, the options swapped) get the same answer; the
+    answers over many problems are right at the configured rate, blind to the perturbation."""
+    agent = make_agent("no-bias?by=problem&accuracy=0.6")
+    items = generate(resolve_config("default", {"family": "linda", "styles": "bio"}), seed=5, n=120)
+    for item in items[:20]:
+        name = str(item.meta["name"])
+        other = next(p.name for p in wl.people() if p.name != name)
+        prompt = item.turns[0].prompt.replace(name, other)
+        first, second = (f"({x}) " for x in "ab")
+        swapped = prompt.replace(first, "(@) ").replace(second, first).replace("(@) ", second)
+        renamed = (*request_for(item).messages[:-1], Message("user", swapped))
+        gold = item.turns[0].gold
+        answer = agent.respond(request_for(item))[0] == f"Answer: {gold}"
+        other_gold = "b" if gold == "a" else "a"  # the options swapped places
+        assert (agent.respond(Request(renamed))[0] == f"Answer: {other_gold}") == answer
+    rows = answer_rows(items, "no-bias?by=problem&accuracy=0.6")
+    for variant in ("original", "twin"):
+        assert abs(accuracy(rows, variant=variant) - 0.6) < 0.08
+    with pytest.raises(BiaslabError, match="by must be"):
+        make_agent("no-bias?by=name")
+
+
 def test_h5_cues_are_a_reputable_or_a_less_reputable_source() -> None:
     items = generate(
         resolve_config("default", {"family": "syllogism", "hypothesis": "H5"}), seed=3, n=10
@@ -295,3 +318,33 @@ def test_h5_cues_are_a_reputable_or_a_less_reputable_source() -> None:
     for original, twin in zip(items[::2], items[1::2], strict=True):
         assert reasoner_module.find_cues(request_for(original)).lure_label == "yes"
         assert reasoner_module.find_cues(request_for(twin)).lure_label == "no"
+
+
+def test_recorded_label_probabilities_of_a_letter_turn_come_from_the_answer_token() -> None:
+    """What tasks.turn_record stores for every token-bias turn: the article "a" later in the reply
+    must not become the answer token."""
+    import math
+
+    from inspect_ai.model import Logprob, Logprobs, TopLogprob
+
+    from biaslab.tasks import turn_record
+
+    item = generate(resolve_config("default", {"family": "linda", "hypothesis": "H1"}), 1, 1)[0]
+
+    def position(token: str, alternatives: dict[str, float]) -> Logprob:
+        tops = [TopLogprob(token=t, logprob=math.log(p)) for t, p in alternatives.items()]
+        return Logprob(token=token, logprob=math.log(alternatives[token]), top_logprobs=tops)
+
+    reply = [
+        position("Answer", {"Answer": 1.0}),
+        position(":", {":": 1.0}),
+        position(" b", {" b": 0.75, " a": 0.25}),
+        position(".", {".": 1.0}),
+        position(" It", {" It": 1.0}),
+        position(" is", {" is": 1.0}),
+        position(" a", {" a": 0.9, " the": 0.1}),
+        position(" conjunction", {" conjunction": 1.0}),
+    ]
+    record = turn_record(item.turns[0], "Answer: b. It is a conjunction", Logprobs(content=reply))
+    assert record.predicted == "b"
+    assert record.label_probs == pytest.approx({"a": 0.25, "b": 0.75})

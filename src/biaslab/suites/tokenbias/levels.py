@@ -1,5 +1,7 @@
 """How often each hypothesis is rejected over many seeds: the level of the tests for agents without
-the bias (``random``, ``no-bias``) and their power against ``token-biased``.
+the bias (``random``; ``no-bias``, answers fixed per prompt; ``no-bias?by=problem``, answers fixed
+per problem, names, towns, option order and framing aside) and their power against
+``token-biased``.
 
 The agents answer in-process: each item becomes the request the ``biaslab/<agent>`` provider sees
 (the system message and the prompt), the agent replies, and :func:`biaslab.answers.parse_answer`
@@ -7,7 +9,9 @@ reads the reply, exactly as a run through Inspect does (tests/tokenbias/test_ext
 rows against a ``biaslab run``), only without writing logs. Each seed is analysed on its own.
 
 Run: ``python -m biaslab.suites.tokenbias.levels --seeds 1-100 --n 50`` (prints a Markdown table;
-``--test paper`` for the paper's normal approximation, ``--agents`` to choose the agents).
+``--test paper`` for the paper's normal approximation, ``--agents`` to choose the agents, ``-p
+key=value`` for other parameters). The pooled test over many seeds is measured by
+:mod:`biaslab.suites.tokenbias.pooled`.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from biaslab.suites.tokenbias.analysis import TestRule
 from biaslab.suites.tokenbias.config import Config, resolve_config
 from biaslab.suites.tokenbias.generate import generate
 
-AGENTS = ("random", "no-bias", "token-biased")
+AGENTS = ("random", "no-bias", "no-bias?by=problem", "token-biased")
 
 
 def request_for(item: Item) -> Request:
@@ -56,6 +60,7 @@ def answer_rows(items: Sequence[Item], agent_spec: str) -> list[dict[str, Any]]:
                 "seed": item.meta["seed"],
                 "epoch": 1,
                 "pair_key": item.meta["pair_key"],
+                "problem_key": item.meta["problem_key"],
             }
         )
     return rows
@@ -128,16 +133,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--preset", default="default")
     parser.add_argument("--agents", default=",".join(AGENTS))
     parser.add_argument("--test", choices=("exact", "paper"), default="exact")
+    parser.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
-    config = resolve_config(args.preset, {})
+    config = resolve_config(args.preset, dict(kv.split("=", 1) for kv in args.params))
     seeds = parse_seeds(args.seeds)
     start = time.perf_counter()
     agents = args.agents.split(",")
     results = [rejections(agent, seeds, args.n, config, args.test) for agent in agents]
     tests = sorted(f"{h} {f}" for f, h in DIRECTIONS)
     print(
-        f"seeds {args.seeds}, --n {args.n}, preset {args.preset}, {args.test} McNemar, "
-        "BH within hypothesis, α = 0.05"
+        f"seeds {args.seeds}, --n {args.n}, preset {args.preset} {' '.join(args.params)}, "
+        f"{args.test} McNemar, BH within hypothesis, α = 0.05"
     )
     print(markdown(results, tests))
     print(f"({time.perf_counter() - start:.0f} s)")

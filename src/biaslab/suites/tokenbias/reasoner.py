@@ -23,11 +23,16 @@ The draw is seeded by the request, so runs are reproducible.
 
 The **no-bias** agent is the null reference: per prompt it is right with probability ``accuracy``
 (default 0.7) and otherwise picks a wrong label, the draw seeded by the request like an LLM at
-temperature 0, so its answers are fixed per prompt but do not depend on any perturbed token.
+temperature 0, so its answers are fixed per prompt but do not depend on any perturbed token. With
+``by=problem`` the draw is seeded by the problem instead (:mod:`biaslab.suites.tokenbias.problems`:
+names, towns, pronouns, option order, framing and synonyms aside), so it answers two prompts of one
+problem alike, as a reasoner would — the answerer that makes repeated problems count twice if a
+test treats them as independent.
 """
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,14 +44,17 @@ from biaslab.agents.base import (
     Reasoner,
     Request,
     float_param,
+    reasoner_for,
     register_agent,
     register_reasoner,
     reject_unknown_params,
 )
 from biaslab.answers import number_word
 from biaslab.errors import BiaslabError
+from biaslab.seeding import stable_hash
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.horses import min_races, solve_min_races
+from biaslab.suites.tokenbias.problems import problem_text
 from biaslab.suites.tokenbias.render import (
     NO,
     STRONG_HINTS,
@@ -299,9 +307,11 @@ def _mixture(
 
 @dataclass
 class NoBias(Agent):
-    """Right with probability ``accuracy`` per prompt (else a wrong label), whatever its tokens."""
+    """Right with probability ``accuracy`` per prompt, or per problem (``by="problem"``), else a
+    wrong label, whatever the perturbed tokens."""
 
     accuracy: float = 0.7
+    by: str = "prompt"
 
     def distribution(self, request: Request, reasoner: Reasoner | None) -> Distribution:
         labels = request.labels
@@ -312,15 +322,26 @@ class NoBias(Agent):
         return {label: self.accuracy if label == gold else wrong for label in labels}
 
     def choose(self, request: Request, distribution: Distribution) -> str:
-        return sample(request, distribution, "no-bias")
+        if self.by == "prompt":
+            return sample(request, distribution, "no-bias")
+        reasoner = reasoner_for(request)
+        gold = reasoner.gold(request) if reasoner is not None else request.labels[0]
+        system = " ".join(m.text for m in request.messages if m.role == "system")
+        draw = random.Random(stable_hash("no-bias-problem", problem_text(system, request.prompt)))
+        wrong = [label for label in request.labels if label != gold]
+        return gold if draw.random() < self.accuracy or not wrong else draw.choice(wrong)
 
 
 def _no_bias(params: Mapping[str, str]) -> Agent:
-    reject_unknown_params("no-bias", params, ("accuracy",))
+    reject_unknown_params("no-bias", params, ("accuracy", "by"))
+    by = params.get("by", "prompt")
+    if by not in ("prompt", "problem"):
+        raise BiaslabError(f"no-bias: by must be 'prompt' or 'problem', got {by!r}")
     return NoBias(
         name="no-bias",
         params=dict(params),
         accuracy=float_param(params, "accuracy", 0.7, 0.0, 1.0),
+        by=by,
     )
 
 
@@ -340,7 +361,8 @@ register_agent(
     "no-bias",
     _no_bias,
     "Null reference: right with probability accuracy per prompt, else a wrong label; answers fixed "
-    "per prompt and blind to every perturbed token (biaslab/no-bias?accuracy=0.7).",
+    "per prompt (by=problem: per problem, names, towns and option order aside) and blind to every "
+    "perturbed token (biaslab/no-bias?accuracy=0.7&by=prompt).",
 )
 register_agent(
     "token-biased",
