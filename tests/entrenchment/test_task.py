@@ -147,6 +147,30 @@ def test_paper_mode_accepts_a_corrected_reply(tmp_path: Path) -> None:
     assert (rows["judge_mode"] == "trajectory").all()
 
 
+def test_paper_mode_asks_again_when_a_reply_mixes_scales(tmp_path: Path) -> None:
+    follow_ups: list[str] = []
+    replies = iter(["[0.5, 60, 0.7, 0.8]", "[0.5, 0.6, 0.7, 0.8]"])
+
+    def judge(messages: list[Any]) -> str:
+        if len(messages) > 1:
+            follow_ups.append(messages[-1].text)
+        return next(replies)
+
+    log, frame = run(
+        tmp_path / "logs", mock(lambda m: COT), mock(judge), n=1,
+        domain="claims", judge_mode="trajectory", judge_baseline="false",
+    )  # fmt: skip
+    assert log.status == "success" and frame is not None
+    [follow_up] = follow_ups
+    assert "mixed scales: 0.5 and 60" in follow_up and "from 0 to 1" in follow_up
+    rows = beliefs(frame).sort_values("step")
+    assert rows["parsed"].all() and rows["retried"].all()
+    assert not rows["rescaled"].any()
+    yes = rows["asked_yes"].iloc[0]
+    expected = [0.5, 0.6, 0.7, 0.8] if yes else [0.5, 0.4, 0.3, 0.2]
+    assert rows["belief"].tolist() == pytest.approx(expected)
+
+
 def test_debate_alternates_tagged_sides_from_a_random_opener(tmp_path: Path) -> None:
     def debater(messages: list[Any]) -> str:
         first = messages[0].text

@@ -389,7 +389,7 @@ async def _read_trajectory(
         follow_up = [
             *request.messages,
             ChatMessageAssistant(content=output.completion),
-            ChatMessageUser(content=prompts.trajectory_retry(readings.count, n)),
+            ChatMessageUser(content=prompts.trajectory_retry(readings.error or "unreadable", n)),
         ]
         output = await ask(follow_up, request.config, request.cache)
         readings = read_beliefs(output.completion, n + 1)

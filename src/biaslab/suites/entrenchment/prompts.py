@@ -177,10 +177,12 @@ def trajectory_prompt(
     )
 
 
-def trajectory_retry(got: int, n: int) -> str:
+def trajectory_retry(problem: str, n: int) -> str:
+    """The one corrective follow-up of paper mode; ``problem`` is what was wrong with the reply."""
     return (
-        f"Your reply had {got} usable beliefs; exactly {n + 1} are needed, one for each id from 0 "
-        f'to {n}. Reply with JSON only: {{"beliefs": [{{"id": 0, "belief": <0 to 1>}}, ...]}}'
+        f"Your reply could not be used ({problem}). Exactly {n + 1} beliefs are needed, one for "
+        f"each id from 0 to {n}, each a probability from 0 to 1. Reply with JSON only: "
+        '{"beliefs": [{"id": 0, "belief": <0 to 1>}, ...]}'
     )
 
 
