@@ -205,6 +205,31 @@ def test_debate_alternates_tagged_sides_from_a_random_opener(tmp_path: Path) -> 
     assert any("I argue yes: speech 2." in p or "I argue no: speech 2." in p for p in prompts_seen)
 
 
+def test_urn_debaters_see_the_draws_and_the_judge_sees_only_the_speeches(tmp_path: Path) -> None:
+    openings: list[str] = []
+    judged: list[str] = []
+
+    def debater(messages: list[Any]) -> str:
+        openings.append(messages[0].text)
+        return "The draws favour my side, as I will show."
+
+    def judge(messages: list[Any]) -> str:
+        judged.append(messages[-1].text)
+        return '{"belief": 0.5}'
+
+    log, frame = run(
+        tmp_path / "logs", mock(debater), mock(judge), n=2,
+        mode="debate", rounds="1", judge_baseline="false",
+    )  # fmt: skip
+    assert log.status == "success" and frame is not None
+    items = generate(resolve_config(None, {"mode": "debate", "rounds": "1"}), 0, 2)
+    draws = {i.meta["detail"]["reasoner_text"].rsplit("\n", 1)[1] for i in items}
+    assert all(d.startswith("The draws, in order: ") for d in draws)
+    assert len(openings) == 2 * 2  # two debaters per question, one speech each
+    assert all(any(d in text for d in draws) for text in openings)
+    assert judged and not any("The draws, in order" in text for text in judged)
+
+
 def test_replicates_are_cached_separately_and_for_good(tmp_path: Path) -> None:
     calls: list[str] = []
 

@@ -29,14 +29,16 @@ from biaslab.suites.entrenchment import loaders, urn
 from biaslab.suites.entrenchment.config import Config
 from biaslab.suites.entrenchment.prompts import SYSTEM_PROMPTS, cot_prompt, debate_opening
 
-GENERATOR_VERSION = "entrenchment-1"
+GENERATOR_VERSION = "entrenchment-2"
 SUITE = "entrenchment"
 YES, NO = "yes", "no"
 
 
 @dataclass(frozen=True)
 class Question:
-    """A yes/no question as the judge (``proposition``) and the reasoner (``reasoner_text``) see it."""
+    """A yes/no question as the judge (``proposition``) and the reasoner (``reasoner_text``: in a
+    debate, both debaters) see it. They differ only on the urn domain, where the evidence (the
+    draws) is given to the reasoner and reaches the judge only through the reasoning."""
 
     key: str
     proposition: str
@@ -186,7 +188,7 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
             if opener == YES
             else (question.option_no, question.option_yes)
         )
-        prompt = debate_opening(question.proposition, side, other, opens=True)
+        prompt = debate_opening(question.reasoner_text, side, other, opens=True)
     else:
         prompt = cot_prompt(question.reasoner_text, question.cot_hint)
     gold = "" if question.outcome is None else (YES if question.outcome else NO)

@@ -139,7 +139,10 @@ async def reason(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
 
 
 async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
-    """Two instances of the model, each with its own conversation; speeches alternate."""
+    """Two instances of the model, each with its own conversation; speeches alternate. Both are
+    given the question as the reasoner sees it (on the urn domain, with the draws): the debate is
+    over the evidence, and the judge learns of it only from the speeches, as from a chain of
+    thought."""
     first = view.opener
     second = "no" if first == "yes" else "yes"
     system = [ChatMessageSystem(content=view.system)] if view.system else []
@@ -149,7 +152,7 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
             *system,
             ChatMessageUser(
                 content=prompts.debate_opening(
-                    view.proposition, view.option(second), view.option(first), opens=False
+                    view.reasoner_text, view.option(second), view.option(first), opens=False
                 )
             ),
         ],
