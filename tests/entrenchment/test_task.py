@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
@@ -230,7 +231,11 @@ def test_urn_debaters_see_the_draws_and_the_judge_sees_only_the_speeches(tmp_pat
     assert judged and not any("The draws, in order" in text for text in judged)
 
 
-def test_replicates_are_cached_separately_and_for_good(tmp_path: Path) -> None:
+def test_replicates_have_their_own_cache_entries_even_with_one_wording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with a single wording both replicates send the same text: only the scope tells them apart
+    monkeypatch.setattr(prompts, "JUDGE_WORDINGS", prompts.JUDGE_WORDINGS[:1])
     calls: list[str] = []
 
     def judge(messages: list[Any]) -> str:
@@ -238,12 +243,32 @@ def test_replicates_are_cached_separately_and_for_good(tmp_path: Path) -> None:
         return '{"belief": 0.5}'
 
     judge_model = mock(judge)
-    common: dict[str, str] = {
-        "domain": "claims",
-        "judge_baseline": "false",
-        "judge_replicates": "2",
-    }
-    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=2, **common)
-    assert len(calls) == 2 * 2 * 4  # each replicate asked (not served from the other's entry)
-    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=2, **common)
-    assert len(calls) == 16  # the second run is served from the cache
+    common = {"domain": "claims", "judge_baseline": "false"}
+    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=2, judge_replicates="1", **common)
+    first = list(calls)
+    assert len(first) == 2 * 4
+    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=2, judge_replicates="2", **common)
+    # replicate 0 comes from run a's entries; replicate 1, the same texts, is asked anew
+    assert sorted(calls[len(first) :]) == sorted(first)
+    run(tmp_path / "c", mock(lambda m: COT), judge_model, n=2, judge_replicates="2", **common)
+    assert len(calls) == 2 * 2 * 4  # and both are cached for good
+
+
+def test_questions_with_identical_prompts_have_their_own_cache_entries(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def judge(messages: list[Any]) -> str:
+        calls.append(messages[-1].text)
+        return '{"belief": 0.5}'
+
+    judge_model = mock(judge)
+    # every urn question states prior 0.5, and the reasoner always writes the same steps: two
+    # questions with the same presentation send the judge the same texts
+    common = {"prior_low": "0.5", "prior_high": "0.504", "judge_baseline": "false"}
+    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=1, **common)
+    first = set(calls)
+    assert len(calls) == 4
+    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=8, **common)
+    later = calls[4:]
+    assert first <= set(later)  # a later question repeats question 0's prompts ...
+    assert len(later) == 7 * 4  # ... and is still asked: only question 0 is served from the cache
