@@ -79,6 +79,36 @@ def test_judge_baseline_counts_once_across_model_runs_and_sits_beside_m() -> Non
     assert all(s.se_type == "CR1" for s in results.setups)
 
 
+def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
+    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
+    frames = [
+        run_agents(generate(six, 0, 12), six, "urn-bayes", "judge-reader"),
+        run_agents(generate(ten, 0, 12), ten, "urn-entrenched", "judge-reader"),
+    ]
+    results = analyze(pd.concat(frames, ignore_index=True))
+    bases = {b.baseline_setting: b for b in results.baseline_setups()}
+    assert len(bases) == 2 and all(b.n_questions == 12 for b in bases.values())
+    assert {b.mean_steps for b in bases.values()} == {6.0, 10.0}
+    for setup in results.model_setups():
+        base = bases[setup.baseline_setting]
+        assert base.mean_steps == setup.mean_steps  # each model beside its own run's baseline
+        assert setup.m_judge_baseline == base.m
+        assert setup.baseline_setting.startswith(f"{int(base.mean_steps or 0)} draws")
+    assert len({b.label for b in bases.values()}) == 2
+
+
+def test_a_model_setup_pooled_over_baseline_settings_gets_none() -> None:
+    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
+    frames = [
+        run_agents(generate(config, seed, 12), config, "urn-bayes", "judge-reader", seed=seed)
+        for seed, config in ((0, six), (1, ten))
+    ]
+    results = analyze(pd.concat(frames, ignore_index=True))
+    [model] = results.model_setups()
+    assert model.n_questions == 24 and model.m_judge_baseline is None
+    assert any("different urn settings" in note for note in model.notes)
+
+
 def test_small_setups_report_m_without_cr1_and_say_why() -> None:
     config = resolve_config(None, {"judge_baseline": "false"})
     frame = run_agents(generate(config, 1, 6), config, "urn-bayes", "judge-reader")

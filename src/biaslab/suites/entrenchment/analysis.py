@@ -43,6 +43,7 @@ SETUP_KEY = (
     "system_prompt",
     "belief_construct",
     "judge_mode",
+    "baseline_setting",  # a judge baseline's urn settings; empty for the model's setups
 )
 TRAJECTORY = ("run_key", "item_id", "epoch")
 REQUIRED = ("record", "question", "source", "belief_construct", "judge_mode", "replicate", "step")
@@ -97,6 +98,9 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     baseline = data["source"] == "judge_baseline"
     data.loc[baseline, "model"] = BASELINE_MODEL
     data.loc[baseline, "system_prompt"] = "none"
+    setting = data["urn_setting"] if "urn_setting" in data else pd.Series("", index=data.index)
+    data["urn_setting"] = setting.fillna("").astype(str)
+    data["baseline_setting"] = data["urn_setting"].where(baseline, "")
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
     beliefs["replicate"] = beliefs["replicate"].astype(int)
@@ -111,7 +115,7 @@ def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
     with the smallest run key wins, so the choice never depends on file order."""
     is_base = beliefs["source"] == "judge_baseline"
     base = beliefs[is_base].sort_values(["run_key", "item_id", "epoch", "replicate", "step"])
-    key = ["judge", "belief_construct", "judge_mode", "question", "epoch"]
+    key = ["judge", "belief_construct", "judge_mode", "baseline_setting", "question", "epoch"]
     first_run = base.groupby(key, sort=True)["run_key"].transform("min")
     return pd.concat([beliefs[~is_base], base[base["run_key"] == first_run]])
 
@@ -375,13 +379,24 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
 
 
 def _with_baseline(
-    setup: SetupResult, baselines: dict[tuple[str, str, str], SetupResult]
+    setup: SetupResult,
+    settings: Sequence[str],
+    baselines: dict[tuple[str, str, str, str], SetupResult],
 ) -> SetupResult:
-    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode))
-    if setup.source != "model" or base is None or base.m is None:
+    """The model setup with the judge baseline made by the same judge, construct and judge mode
+    under the urn settings its runs used (``settings``); none when its runs used several."""
+    if setup.source != "model":
+        return setup
+    if len(settings) > 1:
+        note = "its runs used judge baselines of different urn settings: none is shown beside M"
+        return setup.model_copy(update={"notes": (*setup.notes, note)})
+    setting = settings[0] if settings else ""
+    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode, setting))
+    if base is None or base.m is None:
         return setup
     return setup.model_copy(
         update={
+            "baseline_setting": base.baseline_setting,
             "m_judge_baseline": base.m,
             "m_judge_baseline_lo": base.m_lo,
             "m_judge_baseline_hi": base.m_hi,
@@ -399,7 +414,8 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
     if beliefs.empty:
         raise BiaslabError("the entrenchment logs contain no judged beliefs")
     setups = []
-    traj_key = ["source", "model", "domain", "mode", "system_prompt"]
+    settings: list[list[str]] = []
+    traj_key = ["source", "model", "domain", "mode", "system_prompt", "baseline_setting"]
     for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
         keys = tuple(str(k) for k in key)
         keyed = dict(zip(SETUP_KEY, keys, strict=True))
@@ -408,12 +424,13 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
             mask &= (trajectories[column].astype(str) == keyed[column]).to_numpy()
         mask &= (trajectories["judge"] == keyed["judge"]).to_numpy()
         setups.append(setup_result(keys, group, trajectories[mask]))
+        settings.append(sorted(group["urn_setting"].unique()))
     baselines = {
-        (s.judge, s.belief_construct, s.judge_mode): s
+        (s.judge, s.belief_construct, s.judge_mode, s.baseline_setting): s
         for s in setups
         if s.source == "judge_baseline"
     }
-    setups = [_with_baseline(s, baselines) for s in setups]
+    setups = [_with_baseline(s, u, baselines) for s, u in zip(setups, settings, strict=True)]
     return EntrenchmentResults(
         alpha=ALPHA,
         n_beliefs=len(beliefs),

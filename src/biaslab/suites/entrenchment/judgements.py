@@ -23,6 +23,8 @@ class BeliefRecord(AnswerRecord):
     ``belief`` is always P(the item's yes option), whichever option the judge was asked about
     (``asked_yes``); ``None`` when the reply could not be read (``error`` says why). ``failed``
     marks every belief of a trajectory the paper-mode judge could not score (after one retry).
+    ``urn_setting`` is the run's urn settings (those of a urn question, and of the judge baseline
+    beside any question).
     """
 
     record: Literal["belief"] = "belief"
@@ -48,6 +50,7 @@ class BeliefRecord(AnswerRecord):
     raw: str = ""
     exact: float | None = None
     outcome: int | None = None
+    urn_setting: str | None = None
 
 
 class TrajectoryRecord(AnswerRecord):
@@ -66,3 +69,4 @@ class TrajectoryRecord(AnswerRecord):
     capped: bool
     failure: str | None = None
     outcome: int | None = None
+    urn_setting: str | None = None

@@ -64,6 +64,7 @@ class ItemView:
     outcome: int | None
     exact: tuple[float, ...] | None
     fixed_steps: tuple[str, ...] | None
+    urn_setting: str | None = None
 
     @classmethod
     def of(cls, item: Item) -> ItemView:
@@ -89,6 +90,7 @@ class ItemView:
             outcome=None if meta.get("outcome") is None else int(meta["outcome"]),
             exact=tuple(float(v) for v in exact) if exact is not None else None,
             fixed_steps=tuple(str(s) for s in steps) if steps is not None else None,
+            urn_setting=None if meta.get("urn_setting") is None else str(meta["urn_setting"]),
         )
 
     @property
@@ -335,6 +337,7 @@ def _record(
         asked_yes=view.asked_yes,
         exact=exact,
         outcome=view.outcome,
+        urn_setting=view.urn_setting,
         **extra,
     )
 
@@ -426,4 +429,5 @@ def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> T
         capped=reasoning.n_raw > len(reasoning.steps),
         failure=reasoning.failure,
         outcome=view.outcome,
+        urn_setting=view.urn_setting,
     )

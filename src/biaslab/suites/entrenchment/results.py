@@ -41,7 +41,8 @@ class SetupResult(_Model):
     ``m_judge_baseline*`` is the same judge's M on built-in Bayesian reasoning, reported beside
     ``m`` and never subtracted from it; it is also M's null in the shared null fields
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
-    ``decisions``).
+    ``decisions``). ``baseline_setting`` names the urn settings (draws, urn shares, prior range)
+    of the judge baseline: its own for a baseline setup, the matched one's for a model setup.
     """
 
     source: str
@@ -52,6 +53,7 @@ class SetupResult(_Model):
     system_prompt: str
     belief_construct: str
     judge_mode: str
+    baseline_setting: str = ""
     look_ahead: bool
     n_questions: int
     n_trajectories: int
@@ -116,7 +118,8 @@ class SetupResult(_Model):
     @property
     def label(self) -> str:
         if self.source == "judge_baseline":
-            return f"judge baseline | {self.judge} | {self.belief_construct} | {self.judge_mode}"
+            parts = ["judge baseline", self.judge, self.belief_construct, self.judge_mode]
+            return " | ".join([*parts, self.baseline_setting] if self.baseline_setting else parts)
         parts = [
             self.model,
             self.judge,
