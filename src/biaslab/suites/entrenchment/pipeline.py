@@ -256,24 +256,10 @@ def _prefix_request(
     tags = tags[:step] if tags is not None else None
     limit = GenerateConfig(max_tokens=config.judge_max_tokens)
     if construct == "self_report":
-        messages: list[ChatMessage] = (
-            [ChatMessageSystem(content=view.system)] if view.system else []
-        )
-        if step == 0:
-            messages.append(
-                ChatMessageUser(
-                    content=prompts.self_report_opening(view.reasoner_text, view.target)
-                )
-            )
-        else:
-            messages += [
-                ChatMessageUser(content=view.prompt),
-                ChatMessageAssistant(content="\n\n".join(shown)),
-                ChatMessageUser(content=prompts.self_report_prompt(view.target)),
-            ]
         return JudgeRequest(
-            construct, "prefix", replicate, step, tuple(messages), limit, None, to_model=True
-        )
+            construct, "prefix", replicate, step, _self_report(view, shown), limit, None,
+            to_model=True,
+        )  # fmt: skip
     if construct == "judge_logprob":
         text = prompts.logprob_prompt(
             view.proposition, view.options, view.target, shown, tags, labels, replicate
@@ -300,6 +286,26 @@ def _prefix_request(
         (ChatMessageUser(content=text),),
         limit,
         _cache(view, replicate),
+    )
+
+
+def _self_report(view: ItemView, shown: Sequence[str]) -> tuple[ChatMessage, ...]:
+    """The model's own conversation cut after ``shown`` steps, then the self-report question.
+
+    Every step, b_0 included, is asked in this one template, so a change of belief is never a
+    change of prompt. With no step written there is no reasoning turn: the question follows the
+    reasoning prompt in the same user message (two user messages in a row break chat templates
+    that require alternating roles, and an empty assistant turn is refused by some providers).
+    """
+    messages: list[ChatMessage] = [ChatMessageSystem(content=view.system)] if view.system else []
+    ask = prompts.self_report_prompt(view.target)
+    if not shown:
+        return (*messages, ChatMessageUser(content=f"{view.prompt}\n\n{ask}"))
+    return (
+        *messages,
+        ChatMessageUser(content=view.prompt),
+        ChatMessageAssistant(content="\n\n".join(shown)),
+        ChatMessageUser(content=ask),
     )
 
 

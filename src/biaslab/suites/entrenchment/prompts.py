@@ -186,17 +186,15 @@ def trajectory_retry(problem: str, n: int) -> str:
     )
 
 
+SELF_REPORT_START = "Stop here. Based only on your reasoning so far"
+
+
 def self_report_prompt(target: str) -> str:
+    """The self-report question, asked after every prefix of the model's own reasoning (after
+    none, too: b_0 is the same question with nothing written yet)."""
     return (
-        "Stop here. Based only on your reasoning so far, what is your probability that the answer "
+        f"{SELF_REPORT_START}, what is your probability that the answer "
         f'is "{target}"? {BELIEF_REPLY}'
-    )
-
-
-def self_report_opening(question: str, target: str) -> str:
-    return (
-        f"{question}\n\nBefore any reasoning: what is your probability that the answer is "
-        f'"{target}"? {BELIEF_REPLY}'
     )
 
 
@@ -260,9 +258,7 @@ def _split_rendered(steps_text: str) -> list[str]:
 
 
 def is_self_report(text: str) -> bool:
-    return text.startswith("Stop here. Based only on your reasoning") or (
-        "Before any reasoning: what is your probability" in text
-    )
+    return SELF_REPORT_START in text
 
 
 def self_report_target(text: str) -> str | None:

@@ -137,7 +137,8 @@ def self_report(request: Request) -> str:
     options = (urn.YES_OPTION, urn.NO_OPTION)
     if target not in options:
         options = ("yes", "no")
-    texts = [m.text for m in request.messages[:-1]] + [request.prompt.split("\n\nBefore any")[0]]
+    texts = [m.text for m in request.messages[:-1]]
+    texts.append(request.prompt.split(prompts.SELF_REPORT_START)[0])  # b_0: the question itself
     found = stated_belief(texts, options, target)
     return _belief_json(0.5 if found is None else found)
 
