@@ -3,10 +3,22 @@ judge-logprob answer token."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
+from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob
+
+from biaslab.answers import label_probabilities
 from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
-from biaslab.suites.entrenchment.pipeline import ItemView, Reasoning, judge_requests
+from biaslab.suites.entrenchment.pipeline import (
+    ItemView,
+    Reasoning,
+    answer_probabilities,
+    judge_requests,
+    token_alternatives,
+)
 
 STEPS = ("Draw 1 is red, which favours urn A.", "Draw 2 is white, which favours urn B.")
 
@@ -33,3 +45,48 @@ def test_self_report_b0_is_the_later_steps_template_with_nothing_written() -> No
         assert [role for role, _ in first] == (["system"] if system_prompt != "none" else []) + [
             "user"
         ]
+
+
+def logprob_output(tokens: list[tuple[str, dict[str, float]]]) -> ModelOutput:
+    """A reply whose tokens carry the given alternatives (probabilities)."""
+    content = [
+        Logprob(
+            token=token,
+            logprob=math.log(max(alts.get(token, 1.0), 1e-9)),
+            top_logprobs=[TopLogprob(token=t, logprob=math.log(p)) for t, p in alts.items()],
+        )
+        for token, alts in tokens
+    ]
+    text = "".join(t for t, _ in tokens)
+    output = ModelOutput.from_content("mockllm/model", text)
+    output.choices[0].logprobs = Logprobs(content=content)
+    return output
+
+
+def test_the_logprob_belief_is_read_at_the_answer_token_not_the_last_label() -> None:
+    output = logprob_output(
+        [
+            ("Answer", {}),
+            (":", {}),
+            (" yes", {" yes": 0.8, " no": 0.2}),
+            (" —", {}),
+            (" no", {" no": 0.9, " yes": 0.1}),  # "no doubt": a label word after the answer
+            (" doubt", {}),
+        ]
+    )
+    assert answer_probabilities(output, ("yes", "no")) == pytest.approx({"yes": 0.8, "no": 0.2})
+    # the shared reader takes the last label-like token
+    assert label_probabilities(token_alternatives(output)[1], ("yes", "no")) == pytest.approx(
+        {"yes": 0.1, "no": 0.9}
+    )
+    thinking = logprob_output(
+        [("No", {"No": 0.7, "Yes": 0.3}), (" idea.", {}), (" Answer:", {}),
+         (" yes", {" yes": 0.6, " no": 0.4})]
+    )  # fmt: skip
+    assert answer_probabilities(thinking, ("yes", "no")) == pytest.approx({"yes": 0.6, "no": 0.4})
+    bare = logprob_output([("no", {"no": 0.75, "yes": 0.25})])  # no marker: the shared rule
+    assert answer_probabilities(bare, ("yes", "no")) == pytest.approx({"yes": 0.25, "no": 0.75})
+    assert (
+        answer_probabilities(logprob_output([("Answer:", {}), (" maybe", {})]), ("yes", "no"))
+        is None
+    )

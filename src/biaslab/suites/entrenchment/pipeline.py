@@ -15,6 +15,7 @@ model under test and the judge) so the Inspect solver and the in-process benchma
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -348,16 +349,44 @@ def _record(
     )
 
 
-def _alternatives(output: ModelOutput) -> list[dict[str, float]]:
+_ANSWER_MARK_RE = re.compile(r"answer\s*[:=]", re.I)
+
+
+def token_alternatives(output: ModelOutput) -> tuple[list[str], list[dict[str, float]]]:
+    """Each generated token and its alternatives (token text -> logprob)."""
     choice = output.choices[0] if output.choices else None
     if choice is None or choice.logprobs is None:
-        return []
-    out = []
+        return [], []
+    tokens, out = [], []
     for position in choice.logprobs.content:
         options = {alt.token: alt.logprob for alt in position.top_logprobs or []}
         options.setdefault(position.token, position.logprob)
+        tokens.append(position.token)
         out.append(options)
-    return out
+    return tokens, out
+
+
+def answer_probabilities(output: ModelOutput, labels: Sequence[str]) -> dict[str, float] | None:
+    """The label distribution at the answer token: the first token after the reply's last
+    ``Answer:`` whose alternatives start a label. The shared
+    :func:`~biaslab.answers.label_probabilities` reads the *last* token that starts a label,
+    which is the answer token only when nothing follows it; a judge may go on ("Answer: yes — no
+    doubt about it"). A reply without the marker falls back to the shared rule."""
+    tokens, alternatives = token_alternatives(output)
+    text, ends = "", []
+    for token in tokens:
+        text += token
+        ends.append(len(text))
+    marks = list(_ANSWER_MARK_RE.finditer(text))
+    if not marks:
+        return label_probabilities(alternatives, labels)
+    start = marks[-1].end()
+    for end, options in zip(ends, alternatives, strict=True):
+        if end > start:
+            probs = label_probabilities([options], labels)
+            if probs is not None:
+                return probs
+    return None
 
 
 async def run_request(
@@ -371,7 +400,7 @@ async def run_request(
         return await _read_trajectory(view, reasoning, request, ask, output)
     assert request.step is not None
     if request.construct == "judge_logprob":
-        probs = label_probabilities(_alternatives(output), request.labels)
+        probs = answer_probabilities(output, request.labels)
         value = probs["yes"] if probs is not None else None
         error = None if probs is not None else "no logprobs for a yes/no answer token"
         return [_record(view, reasoning, request, request.step, value, error=error, raw=raw)]
