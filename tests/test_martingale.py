@@ -12,6 +12,7 @@ from scipy import stats as sps
 from statsmodels.regression.linear_model import OLS
 
 from biaslab import stats as S
+from biaslab.errors import BiaslabError
 from biaslab.stats.martingale import MIN_CLUSTERS
 
 LR = math.log(0.7 / 0.3)
@@ -144,6 +145,11 @@ def test_degenerate_inputs_are_undefined_not_errors() -> None:
         S.martingale_score([0.2, float("nan"), 0.3], [0.1, 0.2, 0.3], [0, 1, 2])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         S.martingale_score([0.2, 1.3, 0.3], [0.1, 0.2, 0.3], [0, 1, 2])
+    # bad beliefs are also a BiaslabError: one line on the command line, not a traceback
+    with pytest.raises(BiaslabError, match=r"posterior beliefs must lie in \[0, 1\]"):
+        S.martingale_iv(
+            [0.2, 0.3, 0.4], [0.1, -0.2, 0.3], [0.2, 0.3, 0.4], [0.1, 0.2, 0.3], [0, 1, 2]
+        )
 
 
 def test_minimum_detectable_effect_formula() -> None:

@@ -7,11 +7,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
+from pydantic import ValidationError
 
+from biaslab.errors import BiaslabError
 from biaslab.suites.entrenchment.analysis import analyze
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
+from biaslab.suites.entrenchment.judgements import BeliefRecord
 
 
 def debate_frame(questions: int, rounds: int, bump: float, seed: int) -> pd.DataFrame:
@@ -114,10 +118,39 @@ def test_small_setups_report_m_without_cr1_and_say_why() -> None:
     frame = run_agents(generate(config, 1, 6), config, "urn-bayes", "judge-reader")
     [s] = analyze(frame).setups
     assert s.m is not None and s.m_p is None and s.m_lo is None
+    assert s.se_type == "none" and s.m_se is None  # CR1 was refused, so no SE of any type
     assert s.m_classical_p is not None  # the classical test stays available, labelled
     assert any("refused" in note for note in s.notes)
     assert any("only 6 questions" in note for note in s.notes)
     assert s.figure.step_counts == {6: 6}
+
+
+def test_a_frame_with_beliefs_outside_0_1_is_one_line() -> None:
+    config = resolve_config(None, {"judge_baseline": "false"})
+    frame = run_agents(generate(config, 2, 12), config, "urn-bayes", "judge-reader")
+    frame.loc[(frame["record"] == "belief") & (frame["step"] == 2), "belief"] = 1.7
+    with pytest.raises(BiaslabError, match="12 parsed beliefs that are not probabilities") as info:
+        analyze(frame)
+    assert "\n" not in str(info.value) and "step 2: 1.7" in str(info.value)
+
+
+def test_records_refuse_what_the_analysis_cannot_read() -> None:
+    common: dict[str, Any] = {
+        "turn": 0, "question": "q", "source": "model", "domain": "urn", "mode": "cot",
+        "system_prompt": "none", "belief_construct": "judge", "judge_mode": "prefix",
+        "replicate": 0, "step": 0, "n_steps": 3, "parsed": True, "asked_yes": True,
+    }  # fmt: skip
+    assert BeliefRecord(**common, belief=0.3).belief == 0.3
+    bad_values = [
+        {"belief": 1.2},
+        {"belief": -0.1},
+        {"belief": 0.3, "mode": "monologue"},
+        {"belief": 0.3, "belief_construct": "vibes"},
+        {"belief": 0.3, "judge_mode": "x"},
+    ]
+    for bad in bad_values:
+        with pytest.raises(ValidationError):
+            BeliefRecord(**{**common, **bad})
 
 
 def test_unparsed_beliefs_drop_only_their_pairs_and_are_counted() -> None:

@@ -1,14 +1,17 @@
-"""The pipeline's requests and readings, without Inspect: the self-report template and the
-judge-logprob answer token."""
+"""The pipeline's requests and readings, without Inspect's eval loop: the self-report template,
+the judge-logprob answer token, malformed items and the cache policy handed to Inspect."""
 
 from __future__ import annotations
 
+import asyncio
 import math
+from typing import Any
 
 import pytest
-from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob
+from inspect_ai.model import CachePolicy, GenerateConfig, Logprob, Logprobs, ModelOutput, TopLogprob
 
 from biaslab.answers import label_probabilities
+from biaslab.errors import BiaslabError
 from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
@@ -19,6 +22,7 @@ from biaslab.suites.entrenchment.pipeline import (
     judge_requests,
     token_alternatives,
 )
+from biaslab.suites.entrenchment.task import asker
 
 STEPS = ("Draw 1 is red, which favours urn A.", "Draw 2 is white, which favours urn B.")
 
@@ -90,3 +94,26 @@ def test_the_logprob_belief_is_read_at_the_answer_token_not_the_last_label() -> 
         answer_probabilities(logprob_output([("Answer:", {}), (" maybe", {})]), ("yes", "no"))
         is None
     )
+
+
+def test_a_malformed_item_is_one_line() -> None:
+    item = generate(resolve_config(None, {}), 0, 1)[0]
+    bad = item.model_copy(update={"meta": {**item.meta, "mode": "monologue"}})
+    with pytest.raises(BiaslabError, match="entrenchment item: mode 'monologue' is not one of cot"):
+        ItemView.of(bad)
+
+
+def test_the_asker_passes_a_policy_and_otherwise_leaves_caching_to_the_eval() -> None:
+    seen: list[dict[str, Any]] = []
+
+    class Recorder:
+        async def generate(self, messages: Any, **kwargs: Any) -> ModelOutput:
+            seen.append(kwargs)
+            return ModelOutput.from_content("mockllm/model", "ok")
+
+    ask = asker(Recorder())  # type: ignore[arg-type]
+    policy = CachePolicy(expiry=None, scopes={"replicate": "1"})
+    asyncio.run(ask([], GenerateConfig(), policy))
+    asyncio.run(ask([], GenerateConfig(), None))
+    assert seen[0]["cache"] is policy
+    assert "cache" not in seen[1]  # Inspect then falls back to the eval's own cache setting

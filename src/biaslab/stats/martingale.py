@@ -41,12 +41,14 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.sandbox.regression.gmm import IV2SLS
 from statsmodels.stats.sandwich_covariance import cov_cluster
 
+from biaslab.errors import BiaslabError
 from biaslab.stats._inputs import _check_level, _cluster_codes, _floats, _same_length
 from biaslab.stats.results import StatResult, _Frozen
 
 __all__ = [
     "MIN_CLUSTERS",
     "WARN_CLUSTERS",
+    "BeliefInputError",
     "BinnedMeans",
     "FitLine",
     "MartingaleResult",
@@ -63,6 +65,12 @@ MIN_CLUSTERS = 10
 #: below this many clusters the result carries a warning note
 WARN_CLUSTERS = 30
 DEFAULT_POWER = 0.8
+
+
+class BeliefInputError(BiaslabError, ValueError):
+    """Beliefs the estimators cannot take (not finite, outside [0, 1]). A ``ValueError``, as all
+    malformed input to :mod:`biaslab.stats` is, and a :class:`~biaslab.errors.BiaslabError`, so a
+    bad frame that reaches the estimator is one line on the command line, not a traceback."""
 
 
 class MartingaleResult(StatResult):
@@ -130,9 +138,9 @@ def _pairs(
     _same_length("prior", x, "clusters", codes)
     for arr, name in ((x, "prior"), (post, "posterior")):
         if not np.isfinite(arr).all():
-            raise ValueError(f"{name} contains non-finite beliefs; drop unparsed pairs first")
+            raise BeliefInputError(f"{name} contains non-finite beliefs; drop unparsed pairs first")
         if ((arr < 0) | (arr > 1)).any():
-            raise ValueError(f"{name} beliefs must lie in [0, 1]")
+            raise BeliefInputError(f"{name} beliefs must lie in [0, 1]")
     return x, post - x, codes, g
 
 

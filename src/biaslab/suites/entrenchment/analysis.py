@@ -103,11 +103,30 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     data["baseline_setting"] = data["urn_setting"].where(baseline, "")
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
+    _check_beliefs(beliefs)
     beliefs["replicate"] = beliefs["replicate"].astype(int)
     beliefs["step"] = beliefs["step"].astype(int)
     beliefs["n_steps"] = beliefs["n_steps"].astype(int)
     beliefs = _dedupe_baseline(beliefs)
     return beliefs.reset_index(drop=True), trajectories.reset_index(drop=True)
+
+
+def _check_beliefs(beliefs: pd.DataFrame) -> None:
+    """Every belief marked parsed is a probability (the records guarantee it; a frame built or
+    edited by hand may not)."""
+    if "belief" not in beliefs:
+        raise BiaslabError("entrenchment analysis needs the column belief")
+    parsed = beliefs["parsed"].fillna(False).astype(bool)
+    values = pd.to_numeric(beliefs["belief"], errors="coerce")
+    bad = parsed & ~values.between(0.0, 1.0)
+    if bad.any():
+        first = beliefs[bad].iloc[0]
+        step = pd.to_numeric(first["step"], errors="coerce")
+        where = f"{first['question']} step {int(step) if np.isfinite(step) else '?'}"
+        raise BiaslabError(
+            f"entrenchment logs hold {int(bad.sum())} parsed beliefs that are not probabilities "
+            f"in [0, 1] (first: {where}: {first['belief']})"
+        )
 
 
 def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
@@ -336,7 +355,7 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
         "m_lo": None,
         "m_hi": None,
         "m_p": None,
-        "se_type": "CR1",
+        "se_type": "none",  # until a standard error is computed
     }
     notes: list[str] = []
     if main is not None:
@@ -346,6 +365,8 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
         if not main.defined:
             notes.append(f"M undefined: {main.reason}")
         fields.update(_m_fields("m", main))
+        if main.se is not None:
+            fields["se_type"] = main.se_type
         fields.update(
             m_se=main.se,
             m_mde=main.mde,

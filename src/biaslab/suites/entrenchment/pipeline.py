@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,16 +32,38 @@ from inspect_ai.model import (
 )
 
 from biaslab.answers import label_probabilities
+from biaslab.errors import BiaslabError
 from biaslab.schema import Item
 from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps
-from biaslab.suites.entrenchment.config import Config
-from biaslab.suites.entrenchment.judgements import RAW_CHARS, BeliefRecord, TrajectoryRecord
+from biaslab.suites.entrenchment.config import (
+    Config,
+    Construct,
+    Domain,
+    JudgeMode,
+    Mode,
+    SystemPrompt,
+)
+from biaslab.suites.entrenchment.judgements import (
+    RAW_CHARS,
+    BeliefRecord,
+    Source,
+    TrajectoryRecord,
+)
 
 #: (messages, config, cache policy or None = the caller's default) -> model output
 Ask = Callable[[list[ChatMessage], GenerateConfig, CachePolicy | None], Awaitable[ModelOutput]]
 TOP_LOGPROBS = 5
 TOKENS_PER_BELIEF = 16
+
+
+def _choice(meta: dict[str, Any], key: str, kind: Any) -> Any:
+    """``meta[key]`` checked against the values of the Literal type ``kind``."""
+    value = str(meta.get(key))
+    allowed = typing.get_args(kind)
+    if value not in allowed:
+        raise BiaslabError(f"entrenchment item: {key} {value!r} is not one of {', '.join(allowed)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -49,10 +72,10 @@ class ItemView:
 
     item_id: str
     question: str
-    source: str
-    domain: str
-    mode: str
-    system_prompt: str
+    source: Source
+    domain: Domain
+    mode: Mode
+    system_prompt: SystemPrompt
     system: str | None
     prompt: str
     proposition: str
@@ -75,10 +98,10 @@ class ItemView:
         return cls(
             item_id=item.id,
             question=str(meta["question"]),
-            source=str(meta["source"]),
-            domain=str(meta["domain"]),
-            mode=str(meta["mode"]),
-            system_prompt=str(meta["system_prompt"]),
+            source=_choice(meta, "source", Source),
+            domain=_choice(meta, "domain", Domain),
+            mode=_choice(meta, "mode", Mode),
+            system_prompt=_choice(meta, "system_prompt", SystemPrompt),
             system=item.system,
             prompt=item.turns[0].prompt,
             proposition=str(detail["proposition"]),
@@ -186,8 +209,8 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    construct: str
-    judge_mode: str  # "prefix" (also for logprob and self-report) or "trajectory"
+    construct: Construct
+    judge_mode: JudgeMode  # "prefix" (also for logprob and self-report) or "trajectory"
     replicate: int
     step: int | None  # the prefix length; None = every step (trajectory mode)
     messages: tuple[ChatMessage, ...]
@@ -247,7 +270,7 @@ def _prefix_request(
     view: ItemView,
     reasoning: Reasoning,
     config: Config,
-    construct: str,
+    construct: Construct,
     replicate: int,
     step: int,
     labels: tuple[str, str],
@@ -328,7 +351,7 @@ def _record(
     exact = view.exact[step] if view.source == "judge_baseline" and view.exact else None
     return BeliefRecord(
         question=view.question,
-        source=view.source,  # type: ignore[arg-type]  # validated by the model
+        source=view.source,
         domain=view.domain,
         mode=view.mode,
         system_prompt=view.system_prompt,
@@ -454,7 +477,7 @@ async def _read_trajectory(
 def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> TrajectoryRecord:
     return TrajectoryRecord(
         question=view.question,
-        source=view.source,  # type: ignore[arg-type]
+        source=view.source,
         domain=view.domain,
         mode=view.mode,
         system_prompt=view.system_prompt,

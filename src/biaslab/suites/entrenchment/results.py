@@ -3,6 +3,8 @@ baselines among them, and the decisions the analysis made."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 RESULTS_SCHEMA_VERSION = 1
@@ -37,7 +39,8 @@ class SetupResult(_Model):
 
     A setup is source x model x judge x domain x mode x system prompt x construct x judge mode;
     ``source="judge_baseline"`` rows are the judge's own M on built-in Bayesian urn reasoning.
-    ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise);
+    ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise; ``"none"``
+    when no standard error was computed — CR1 refused below 10 questions, or M undefined);
     ``m_judge_baseline*`` is the same judge's M on built-in Bayesian reasoning, reported beside
     ``m`` and never subtracted from it; it is also M's null in the shared null fields
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
@@ -63,7 +66,7 @@ class SetupResult(_Model):
     m_lo: float | None
     m_hi: float | None
     m_p: float | None
-    se_type: str
+    se_type: Literal["CR1", "classical", "none"]
     m_se: float | None = None
     m_mde: float | None = None
     m_intercept: float | None = None
