@@ -25,6 +25,7 @@ from biaslab.stats import (
     fit_line,
     martingale_iv,
     martingale_score,
+    pearson,
 )
 from biaslab.suites.entrenchment.results import (
     EntrenchmentResults,
@@ -59,7 +60,15 @@ DECISIONS: dict[str, str] = {
     "inference": "CR1 cluster-robust SE by question with t(G-1) (statsmodels); refused below 10 "
     "questions, warned below 30; the paper's classical t-test is in m_classical_*",
     "replicates": "M uses replicate 0; M_IV instruments each replicate's prior by the other's "
-    "(stacked 2SLS), which removes the regression-to-the-mean bias of judge noise",
+    "(stacked 2SLS). It removes the part of the noise bias (regression to the mean) due to "
+    "noise that is independent across replicates and additive. It leaves (a) noise the "
+    "replicates share — with error correlation r roughly a share r of the naive bias stays — "
+    "and (b) the shrinkage of noise added in log-odds, which makes the judged belief a "
+    "nonlinear function of the truth that no instrument undoes: a small positive bias that "
+    "grows against the SE as questions are added, so M_IV over-rejects on large setups. The "
+    "judge baseline measures both: m_iv_judge_baseline is its M_IV (true M 0) and "
+    "judge_baseline_error_r its replicates' log-odds error correlation against the exact "
+    "posterior; iv_instrument_r measures the instrument's strength, not its validity",
     "null": "M's null is the judge baseline: m_null, m_null_lo, m_null_hi (the shared null "
     "fields) are the same judge's M and CR1 CI on built-in Bayesian urn reasoning, a martingale "
     "by construction (m_judge_baseline* repeat them under the suite's own name). m_excess and "
@@ -254,16 +263,41 @@ def _brier(wide: Wide) -> dict[str, Any]:
     return {"brier_first": first.statistic, "brier_final": final.statistic, "n_brier": first.n}
 
 
-def _judge_rmse(group: pd.DataFrame) -> float | None:
+def _logit_errors(group: pd.DataFrame) -> pd.DataFrame:
+    """Judged minus exact log-odds per (trajectory, step) and replicate, where both are known."""
     if "exact" not in group:
-        return None
-    rows = group[(group["replicate"] == 0) & group["parsed"].fillna(False).astype(bool)]
+        return pd.DataFrame()
+    rows = group[group["parsed"].fillna(False).astype(bool)]
     exact = pd.to_numeric(rows["exact"], errors="coerce").to_numpy(dtype=float)
     judged = pd.to_numeric(rows["belief"], errors="coerce").to_numpy(dtype=float)
     ok = np.isfinite(exact) & np.isfinite(judged)
-    if not ok.any():
-        return None
-    return float(np.sqrt(np.mean((_logit(judged[ok]) - _logit(exact[ok])) ** 2)))
+    errors = pd.DataFrame(
+        {
+            "traj": rows["traj"].to_numpy()[ok],
+            "step": rows["step"].to_numpy()[ok],
+            "replicate": rows["replicate"].to_numpy()[ok],
+            "error": _logit(judged[ok]) - _logit(exact[ok]),
+        }
+    )
+    return errors.pivot_table(index=["traj", "step"], columns="replicate", values="error")
+
+
+def _judge_errors(group: pd.DataFrame) -> dict[str, Any]:
+    """On a judge baseline (exact posterior known): the judge's log-odds RMSE (replicate 0) and
+    the correlation of two replicates' log-odds errors. M_IV removes only the part of the noise
+    the replicates do not share, so this correlation — not ``iv_instrument_r``, which measures
+    the instrument's strength — says how much of the noise bias M_IV leaves."""
+    errors = _logit_errors(group)
+    if errors.empty or 0 not in errors:
+        return {}
+    first = errors[0].dropna().to_numpy()
+    fields: dict[str, Any] = {"judge_logit_rmse": float(np.sqrt(np.mean(first**2)))}
+    if 1 in errors:
+        both = errors[[0, 1]].dropna()
+        res = pearson(both[0].to_numpy(), both[1].to_numpy())
+        fields["replicate_error_r"] = res.statistic if res.defined else None
+        fields["n_error_pairs"] = len(both)
+    return fields
 
 
 def _iv(group: pd.DataFrame, primary: Wide) -> dict[str, Any]:
@@ -388,7 +422,7 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
     fields.update(_brier(primary))
     fields.update(_quality(group))
     if keyed["source"] == "judge_baseline":
-        fields["judge_logit_rmse"] = _judge_rmse(group)
+        fields.update(_judge_errors(group))
     failures = traj_rows["failure"].notna() if "failure" in traj_rows else pd.Series(dtype=bool)
     fields["n_reasoner_failures"] = int(failures.sum())
     fields["n_capped"] = (
@@ -425,6 +459,10 @@ def _with_baseline(
             "m_null": base.m,
             "m_null_lo": base.m_lo,
             "m_null_hi": base.m_hi,
+            "m_iv_judge_baseline": base.m_iv,
+            "m_iv_judge_baseline_lo": base.m_iv_lo,
+            "m_iv_judge_baseline_hi": base.m_iv_hi,
+            "judge_baseline_error_r": base.replicate_error_r,
         }
     )
 

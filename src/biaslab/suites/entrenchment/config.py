@@ -99,7 +99,9 @@ PARAMETER_DOCS: dict[str, str] = {
     "pooled: the judge's stated probability, P(yes token) from the judge's logprobs, the "
     "reasoner's own report",
     "judge_replicates": "1-3 — judge every prefix this many times (distinct cache scopes and "
-    "prompt wordings); 2 gives the instrumental-variable M",
+    "prompt wordings); 2 gives the instrumental-variable M, which corrects only the noise the "
+    "replicates do not share (the judge baseline shows what it leaves); a judge at temperature "
+    "0 is fine, the wordings differ",
     "judge_baseline": "true | false — also send built-in Bayesian urn trajectories through the "
     "same judge (its M is the pipeline's own artefact)",
     "baseline_n": "questions in the judge baseline (default: --n)",

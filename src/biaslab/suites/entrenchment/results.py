@@ -42,7 +42,11 @@ class SetupResult(_Model):
     ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise; ``"none"``
     when no standard error was computed — CR1 refused below 10 questions, or M undefined);
     ``m_judge_baseline*`` is the same judge's M on built-in Bayesian reasoning, reported beside
-    ``m`` and never subtracted from it; it is also M's null in the shared null fields
+    ``m`` and never subtracted from it; ``m_iv_judge_baseline*`` is that baseline's M_IV — the
+    bias M_IV leaves with this judge, since the baseline's true M is 0 — and
+    ``judge_baseline_error_r`` the correlation of its two replicates' log-odds errors against the
+    exact posterior (``replicate_error_r`` on the baseline setup itself, with
+    ``judge_logit_rmse``). ``m_judge_baseline`` is also M's null in the shared null fields
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
     ``decisions``). ``baseline_setting`` names the urn settings (draws, urn shares, prior range)
     of the judge baseline: its own for a baseline setup, the matched one's for a model setup.
@@ -94,6 +98,10 @@ class SetupResult(_Model):
     m_judge_baseline: float | None = None
     m_judge_baseline_lo: float | None = None
     m_judge_baseline_hi: float | None = None
+    m_iv_judge_baseline: float | None = None
+    m_iv_judge_baseline_lo: float | None = None
+    m_iv_judge_baseline_hi: float | None = None
+    judge_baseline_error_r: float | None = None
     n_judge_baseline_questions: int = 0
     m_side: float | None = None
     m_side_lo: float | None = None
@@ -109,6 +117,8 @@ class SetupResult(_Model):
     brier_final: float | None = None
     n_brier: int = 0
     judge_logit_rmse: float | None = None
+    replicate_error_r: float | None = None
+    n_error_pairs: int = 0
     n_judgements: int = 0
     unparsed_rate: float | None = None
     n_failed_trajectories: int = 0
