@@ -248,7 +248,7 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
         **args,  # type: ignore[arg-type]
     )
     task_args = {"preset": None, "n": 1, "seed": 3, "logprobs": True, "topology": "linear"}
-    spec = RunSpec("biaslab/defeasible", task_args, "biaslab/oracle", {}, None)
+    spec = RunSpec("defeasible", task_args, "biaslab/oracle", {}, None)
     assert previous_attempts(tmp_path, spec).unfinished is None
     # turn the finished log into a failed one: the next run must resume it, not start afresh
     failed = read_eval_log(log.location)
@@ -372,3 +372,16 @@ def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
     binary = tmp_path / "latin1.json"
     binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
     assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")
+
+
+def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
+            "--model", "biaslab/oracle", "-T", "nosuch=1", "--log-dir", str(tmp_path),
+        ],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "biaslab: error: unknown defeasible parameter 'nosuch'" in result.stdout

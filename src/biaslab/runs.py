@@ -53,7 +53,7 @@ class Interrupted(Exception):
 class RunSpec:
     """What a log must match to be an attempt of the run being started."""
 
-    task: str
+    task: str  # the task's name (the suite)
     task_args: Mapping[str, Any]
     model: str
     model_roles: Mapping[str, str]
@@ -62,7 +62,7 @@ class RunSpec:
     def matches(self, header: Any) -> bool:
         spec = header.eval
         return (
-            spec.task_registry_name == self.task
+            spec.task == self.task
             and _canonical(spec.task_args) == _canonical(self.task_args)
             and spec.model == self.model
             and roles_spec(spec.model_roles) == roles_spec(dict(self.model_roles))

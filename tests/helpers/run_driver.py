@@ -14,6 +14,7 @@ import signal
 import sys
 from typing import Any
 
+import tests.helpers.judged_suite  # noqa: F401  (registers the platform test suite)
 from biaslab.agents.provider import ReferenceAgentAPI
 from biaslab.cli import main
 

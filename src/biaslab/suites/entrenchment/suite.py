@@ -75,6 +75,12 @@ def _describe() -> list[str]:
     ]
 
 
+def _card(results: Any) -> Any:
+    from biaslab.suites.entrenchment.card import card_cells
+
+    return card_cells(results)
+
+
 SUITE = Suite(
     name="entrenchment",
     description="Belief entrenchment (Martingale score): chain-of-thought or debate trajectories "
@@ -95,4 +101,5 @@ SUITE = Suite(
     task=_task,
     roles=("judge",),
     parsers={"belief": _belief_parser},
+    card=_card,
 )
