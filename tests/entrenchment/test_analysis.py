@@ -11,7 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from biaslab.errors import BiaslabError
+from biaslab.stats import compare_estimates
 from biaslab.suites.entrenchment.analysis import analyze
+from biaslab.suites.entrenchment.card import card_cells
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
@@ -99,6 +101,22 @@ def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
         assert setup.m_judge_baseline == base.m
         assert setup.baseline_setting.startswith(f"{int(base.mean_steps or 0)} draws")
     assert len({b.label for b in bases.values()}) == 2
+
+
+def test_the_card_compares_m_with_the_baseline_beside_it() -> None:
+    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
+    frames = [
+        run_agents(generate(six, 0, 40), six, "urn-entrenched", "judge-reader"),
+        run_agents(generate(ten, 0, 40), ten, "urn-bayes", "judge-reader"),
+    ]
+    results = analyze(pd.concat(frames, ignore_index=True))
+    bases = {b.baseline_setting: b for b in results.baseline_setups()}
+    cells = card_cells(results)
+    for setup in results.model_setups():
+        base = bases[setup.baseline_setting]
+        assert setup.m is not None and setup.m_se is not None and base.m_se is not None
+        expected = compare_estimates(setup.m, setup.m_se, base.m or 0.0, base.m_se)
+        assert cells[setup.model].p == expected.pvalue
 
 
 def test_a_model_setup_pooled_over_baseline_settings_gets_none() -> None:
