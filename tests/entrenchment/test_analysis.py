@@ -85,13 +85,18 @@ def test_judge_baseline_counts_once_across_model_runs_and_sits_beside_m() -> Non
     assert all(s.se_type == "CR1" for s in results.setups)
 
 
-def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
-    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
+def six_and_ten_draws(n: int, models: tuple[str, str], seeds: tuple[int, int] = (0, 0)) -> Any:
+    """One run of 6 draws and one of 10 (each with its judge baseline), analysed together."""
+    configs = (resolve_config(None, {}), resolve_config(None, {"draws": "10"}))
     frames = [
-        run_agents(generate(six, 0, 12), six, "urn-bayes", "judge-reader"),
-        run_agents(generate(ten, 0, 12), ten, "urn-entrenched", "judge-reader"),
+        run_agents(generate(config, seed, n), config, model, "judge-reader", seed=seed)
+        for config, model, seed in zip(configs, models, seeds, strict=True)
     ]
-    results = analyze(pd.concat(frames, ignore_index=True))
+    return analyze(pd.concat(frames, ignore_index=True))
+
+
+def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
+    results = six_and_ten_draws(12, ("urn-bayes", "urn-entrenched"))
     bases = {b.baseline_setting: b for b in results.baseline_setups()}
     assert len(bases) == 2 and all(b.n_questions == 12 for b in bases.values())
     assert {b.mean_steps for b in bases.values()} == {6.0, 10.0}
@@ -104,12 +109,7 @@ def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
 
 
 def test_the_card_compares_m_with_the_baseline_beside_it() -> None:
-    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
-    frames = [
-        run_agents(generate(six, 0, 40), six, "urn-entrenched", "judge-reader"),
-        run_agents(generate(ten, 0, 40), ten, "urn-bayes", "judge-reader"),
-    ]
-    results = analyze(pd.concat(frames, ignore_index=True))
+    results = six_and_ten_draws(40, ("urn-entrenched", "urn-bayes"))
     bases = {b.baseline_setting: b for b in results.baseline_setups()}
     cells = card_cells(results)
     for setup in results.model_setups():
@@ -120,12 +120,7 @@ def test_the_card_compares_m_with_the_baseline_beside_it() -> None:
 
 
 def test_a_model_setup_pooled_over_baseline_settings_gets_none() -> None:
-    six, ten = resolve_config(None, {}), resolve_config(None, {"draws": "10"})
-    frames = [
-        run_agents(generate(config, seed, 12), config, "urn-bayes", "judge-reader", seed=seed)
-        for seed, config in ((0, six), (1, ten))
-    ]
-    results = analyze(pd.concat(frames, ignore_index=True))
+    results = six_and_ten_draws(12, ("urn-bayes", "urn-bayes"), seeds=(0, 1))
     [model] = results.model_setups()
     assert model.n_questions == 24 and model.m_judge_baseline is None
     assert any("different urn settings" in note for note in model.notes)
