@@ -556,7 +556,7 @@ def short_reason(message: str) -> str:
     if retried:
         return f"{retried.group(1)} (retries exhausted)"
     if "Request:" in reason:  # ModelGenerateError('Request: {…huge JSON…} SomeError(...)')
-        starts = list(re.finditer(r"\w+(?:Error|Exception)\(", reason))
+        starts = list(re.finditer(r"[A-Z]\w*(?:Error|Exception)\(", reason))
         if starts:
             reason = reason[starts[-1].start() :]
             while reason.endswith(")") and reason.count(")") > reason.count("("):
