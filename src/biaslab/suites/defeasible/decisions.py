@@ -1,0 +1,107 @@
+"""Every analysis decision the paper leaves open or our correct "unknown" labels force, written out
+once: the results carry them (``decisions``) and the report prints them."""
+
+from __future__ import annotations
+
+from biaslab.suites.defeasible.conditions import (
+    EXACT_MCNEMAR_BELOW,
+    ICC_BOOT,
+    N_BOOT,
+)
+
+DECISIONS: dict[str, str] = {
+    "prior": (
+        "The prior of an update turn is the model's OWN parsed answer at the immediately preceding "
+        "entailment question of the same hypothesis section (paper, appendix H). At every section "
+        "start the prior is reset to the GROUND TRUTH of the section's opening question, as the "
+        "paper prescribes, so the first update of each section is judged against the gold opening "
+        "answer, not the model's (the paper's text reads both ways for the first section; we apply "
+        "the reset to every section). A section without an opening turn resets to the first "
+        "update's gold_before. An unparsed previous answer gives no prior (C0)."
+    ),
+    "effect labels": (
+        "Our `effect` is the change of the resolver's answer under yes > unknown > no "
+        "(strengthening = rose, weakening = fell). The paper's effects were mostly polarity-based, "
+        "so its C1 ('prior yes, strengthening') covered confirmations of a live yes; under a state "
+        "delta a correct yes prior can never meet a strengthening. C1 therefore also admits "
+        "on-path supporting updates (polarity '+') after which the gold stays yes."
+    ),
+    "C1": "prior yes; gold after the update yes; the update is strengthening, or an on-path "
+    "update whose revealed link is positive and that has no effect (a confirmation).",
+    "C2": "prior yes; the update is weakening (the gold falls). This includes gold transitions "
+    "yes->no, yes->unknown and unknown->no (a yes prior that was already wrong); "
+    "`c2_by_transition` breaks C2 accuracy down by transition.",
+    "C3": "prior no; negative-sounding no-effect update while the gold stays no (already "
+    "defeated), any topology. Negative-sounding = the revealed link is negative or the sentence "
+    "is worded as an exception (the paper's update types neg/exception). Semantic override = the "
+    "effect answer 'weakening' (needs effect questions).",
+    "C3inh": "linear/tree only: prior yes; negative-sounding, no-effect, off-path update while "
+    "the gold stays yes. Override = the entailment answer leaves yes (no OR unknown): the paper counts "
+    "'answers no' because its gold never was unknown; ours can be, and unknown is equally a "
+    "revision.",
+    "C4": "prior no; no-effect, off-path, non-negative update while the gold stays no (distractor, "
+    "other object, sibling branch). The paper restricts default-reasoning C4 to explicitly "
+    "harmless update types; the structural path (see 'paths') lets one rule serve every "
+    "topology.",
+    "C5": "prior unknown; strengthening or weakening update.",
+    "C0": "everything else, counted by reason in `c0_reasons` and excluded from every condition "
+    "analysis. Rules are tried in the order C2, C1, C3inh, C5, C3, C4.",
+    "bias metrics": "BiasGap = Acc(C1) - Acc(C2) with a conversation-level cluster-bootstrap CI; "
+    "OR = odds(correct | C1) / odds(correct | C2) with a 95% cluster-bootstrap percentile CI "
+    f"({N_BOOT:,} resamples, seeded per cell); a zero cell leaves the OR undefined (paper: "
+    "'OR undefined when C1 contains zero errors'). Unparsed answers count as wrong.",
+    "McNemar pairing": "one pair per hypothesis section: the section's first C1 turn and its first "
+    "C2 turn in turn order (whichever comes first); sections lacking either give no pair. Test: "
+    f"exact binomial when the discordant pairs b + c < {EXACT_MCNEMAR_BELOW}, else chi-square "
+    "with continuity correction (the paper's test; the approximation is poor for few pairs).",
+    "McNemar selection": "With the paper's prior (the model's own answer), whether the later "
+    "turn of a section is C1 or C2 depends on the model's answer at the earlier one: a C2 can "
+    "follow a C1 only if the model answered yes there, so pairs over-sample correct C1 and wrong "
+    "C2 answers and a memoryless random agent shows b > c (simulated: e.g. 30 vs 8, p < 0.001, "
+    "with BiasGap ~ 0). The paper's test is reported as specified (mcnemar_p); "
+    "mcnemar_gold_prior_p repeats it with conditions computed from the gold prior (gold_before), "
+    "whose membership never depends on the model's answers. BiasGap/OR use every C1/C2 turn and "
+    "are not affected (a turn's own answer never decides its condition).",
+    "Holm": "Holm-Bonferroni across every model x reasoning-type cell with a defined McNemar p in "
+    "`models` (default, linear, tree and the pooled inheritance cell): all cells analysed "
+    "together. Including both the pooled and the per-topology inheritance cells makes the family "
+    "larger than the paper's, so the adjustment is conservative. The gold-prior McNemar test is "
+    "adjusted as a separate family.",
+    "reasoning types": "cells per topology; linear + tree are also pooled as 'inheritance' (the "
+    "paper's reasoning type) when a model has both.",
+    "question order": "a model's main cells use its standard-order turns when it has any (else "
+    "its reversed-order turns, flagged in `question_order`); reversed-order turns otherwise only "
+    "enter the `question_order` comparison (paper Table 18).",
+    "anchoring": "A = |{s: final answer = initial answer != final gold}| / |{s: initial gold != "
+    "final gold}| over hypothesis sections; initial = the section's opening question, final = its "
+    "last entailment question. Sections with an unparsed initial or final answer are left out.",
+    "metacognition": "C1-eff / C2-eff = accuracy of the effect question paired with the C1 / C2 "
+    "turns (paired by section and update index, in either question order). Dissociation = "
+    "C2-eff - C2 entailment accuracy on the same turns; know_but_dont_output = share of C2 turns "
+    "with the effect right and the entailment wrong. For a C1 confirmation our effect gold is "
+    "'no effect', not 'strengthening'.",
+    "confidence": "gold_conf = the label probability of the gold answer at an entailment turn; "
+    "Δgold_conf = gold_conf - gold_conf at the section's opening turn (paper's t0); entropy in "
+    "nats and margin p(1) - p(2) over the label distribution. On/off path as in 'paths' (the "
+    "paper used effect != no effect, which mislabels preempted on-path updates). Spearman "
+    "rho(distance, gold_conf) on on-path turns (and off-path turns with a distance); per-hop "
+    "slope = MixedLM Δgold_conf ~ distance with a random intercept per conversation, on on-path "
+    "turns (the 'all' difficulty cell pools difficulties, as the paper's identical per-hop rows "
+    "suggest it did); Brier = top-label Brier (probability of the given answer vs its "
+    "correctness) on on-path turns, ΔBrier = Brier(d > 2) - Brier(d <= 2).",
+    "off-path": "off-path turns = the path is off (sibling branches, other objects, distractors). "
+    "Intrusion = no-effect update, the answer differs from the model's own previous answer and "
+    "is wrong; turns with an unparsed current or previous answer are left out. Signal ratio = "
+    "mean |Δgold_conf| on-path / mean |Δgold_conf| off-path. Off-path accuracy and intrusion need "
+    "no label probabilities.",
+    "reproducibility": "per model x topology (main question order), entailment accuracy per seed "
+    "(`item_seed`); ICC(2,1) on the targets x seeds matrix (targets = model x topology cells, "
+    f"raters = seeds common to every cell), bootstrap over targets ({ICC_BOOT:,} resamples); "
+    "Kruskal-Wallis per cell with per-conversation accuracies grouped by seed, Holm across cells; "
+    "CV = SD/mean x 100 of the per-seed accuracies.",
+    "paths": "on-path = the generator's on_path flag (the updated node lies on a path from the "
+    "subject to the hypothesis property) except that distractors (irrelevant-attribute updates) "
+    "are always off-path: the generator flags a distractor about an ancestor class on-path "
+    "because the class is, though the attribute cannot bear on the hypothesis.",
+    "clusters": "a conversation (the bootstrap and mixed-model cluster) is one (model, run, item).",
+}
