@@ -644,6 +644,27 @@ def test_results_are_json_ready_and_round_trip() -> None:
     }
 
 
+def test_results_depend_only_on_the_answers_not_on_row_order() -> None:
+    """Shuffling the frame's rows (and nothing else) gives byte-identical results JSON."""
+    df = _rich_frame()
+    df["epoch"] = 1
+    df["roles"] = ""
+    reference = quick(df).model_dump_json()
+    for seed in (1, 2):
+        shuffled = df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        assert not shuffled["turn"].equals(df["turn"])
+        assert quick(shuffled).model_dump_json() == reference
+
+
+def test_epochs_are_separate_conversations() -> None:
+    """Two epochs of one item are two conversations, not one interleaved history."""
+    one = frame(Conv([S("yes", "yes", [_c1(True), *_c2(False)])]))
+    two = pd.concat([one.assign(epoch=1), one.assign(epoch=2)], ignore_index=True)
+    cell = quick(two).models["m"]["default"]
+    assert cell.n_conversations == 2 and cell.n_pairs == 2
+    assert cell.condition_counts["C2"] == 2
+
+
 def test_tables_and_report_render_every_section(tmp_path: Path) -> None:
     res = quick(_rich_frame())
     text = A.tables(res)

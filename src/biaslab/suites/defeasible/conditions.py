@@ -50,8 +50,12 @@ REQUIRED_COLUMNS = (
     "parsed",
     "correct",
 )
+#: what identifies one conversation (the bootstrap and mixed-model cluster): never Inspect's run id
+CONVERSATION_KEY = ("model", "roles", "run_key", "item_id", "epoch")
 #: optional tidy-frame columns (Turn.meta / Item.meta); missing ones are read as all-None
 OPTIONAL_COLUMNS = (
+    "roles",
+    "epoch",
     "section",
     "update_index",
     "update_type",
@@ -109,17 +113,15 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     paths = [_path(v, t) for v, t in zip(df["on_path"], df["update_type"], strict=True)]
     df["path"] = pd.Series(paths, index=df.index, dtype=object)
     df["item_question_order"] = df["item_question_order"].fillna(STANDARD)
-    epoch = df["epoch"].astype(str) if "epoch" in df else "1"
-    df["conversation"] = (
-        df["model"].astype(str)
-        + "|"
-        + df["run_key"].astype(str)
-        + "|"
-        + df["item_id"].astype(str)
-        + "|"
-        + epoch
-    )
-    return df.sort_values(["conversation", "turn"], kind="stable").reset_index(drop=True)
+    df["roles"] = ["" if _none_if_missing(r) is None else str(r) for r in df["roles"]]
+    df["epoch"] = pd.to_numeric(df["epoch"], errors="coerce").fillna(1).astype(int)
+    df["conversation"] = [
+        "|".join(str(part) for part in key)
+        for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)
+    ]
+    # a total order from the answers' identity alone: the frame's row order never matters
+    order = [*CONVERSATION_KEY, "turn", "kind"]
+    return df.sort_values(order, kind="stable").reset_index(drop=True)
 
 
 def _path(on_path: Any, update_type: Any) -> str | None:

@@ -103,5 +103,9 @@ DECISIONS: dict[str, str] = {
     "subject to the hypothesis property) except that distractors (irrelevant-attribute updates) "
     "are always off-path: the generator flags a distractor about an ancestor class on-path "
     "because the class is, though the attribute cannot bear on the hypothesis.",
-    "clusters": "a conversation (the bootstrap and mixed-model cluster) is one (model, run, item).",
+    "clusters": "a conversation (the bootstrap, permutation and mixed-model cluster) is one "
+    "(model, roles, run_key, item id, epoch); run_key is the stable hash of what determines a "
+    "run's answers, never Inspect's random run id. Rows are ordered by that identity and the turn "
+    "index before anything is computed, so the results depend only on the answers, never on the "
+    "order of the frame's rows or of the logs.",
 }
