@@ -45,6 +45,7 @@ from biaslab.suites.defeasible.metrics import (
     select_type,
     topology_result,
 )
+from biaslab.suites.defeasible.nulls import N_PERM
 from biaslab.suites.defeasible.report import report, tables
 from biaslab.suites.defeasible.reproducibility import reproducibility_results
 from biaslab.suites.defeasible.results import (
@@ -65,7 +66,9 @@ def _main_rows(df: pd.DataFrame, order_of: Mapping[str, str]) -> pd.DataFrame:
     ]
 
 
-def analyze(frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT) -> DefeasibleResults:
+def analyze(
+    frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> DefeasibleResults:
     """Every defeasible metric from the tidy frame (see the module docstring and DECISIONS).
 
     ``seed`` seeds every bootstrap (per cell, via :func:`biaslab.seeding.seed_sequence`), so the
@@ -86,6 +89,7 @@ def analyze(frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT) -> Defe
                 (str(model), rtype),
                 seed,
                 n_boot,
+                n_perm,
             )
     models, family = apply_holm(models)
     undefined: dict[str, str] = {}
@@ -101,7 +105,7 @@ def analyze(frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT) -> Defe
         )
     return DefeasibleResults(
         models=models,
-        confidence=confidence_results(main_ent, seed),
+        confidence=confidence_results(main_ent, seed, n_perm),
         question_order=order,
         reproducibility=repro,
         holm_family_size=family,

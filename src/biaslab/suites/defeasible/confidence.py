@@ -12,6 +12,7 @@ import pandas as pd
 
 from biaslab import stats
 from biaslab.seeding import seed_sequence
+from biaslab.stats.permutation import NULL_SUFFIXES
 from biaslab.suites.defeasible.conditions import (
     ALL_DIFFICULTIES,
     BAND_BOOT,
@@ -22,6 +23,7 @@ from biaslab.suites.defeasible.conditions import (
     SHORT_CHAIN_MAX,
 )
 from biaslab.suites.defeasible.metrics import Out
+from biaslab.suites.defeasible.nulls import distance_nulls, signal_ratio_null
 from biaslab.suites.defeasible.results import ConfidenceCell, DistancePoint
 
 # --------------------------------------------------------------------------------------------------
@@ -55,6 +57,7 @@ def confidence_columns(ent: pd.DataFrame) -> pd.DataFrame:
     df["margin"] = [m for _, m in em]
     opening = df["gold_conf"].where(df["kind"] == "initial")
     t0 = opening.groupby([df["conversation"], df["section"]]).transform("first")
+    df["t0_gold_conf"] = t0
     df["delta_gold_conf"] = df["gold_conf"] - t0
     return df
 
@@ -151,6 +154,9 @@ def _by_distance(on: pd.DataFrame, key: tuple[str, ...], seed: int) -> list[Dist
     return points
 
 
+#: confidence metrics reported beside a permutation null (see nulls.py)
+NULL_METRICS = ("signal_ratio", "confidence_slope", "spearman_on_path")
+
 _PROB_METRICS = (
     "mean_gold_conf",
     "mean_delta_gold_conf_on_path",
@@ -168,10 +174,26 @@ _PROB_METRICS = (
     "brier_long",
     "delta_brier",
     "signal_ratio",
+    "confidence_slope",
+    *(f"{m}{suffix}" for m in NULL_METRICS for suffix in NULL_SUFFIXES),
 )
 
 
-def _confidence_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int) -> ConfidenceCell:
+def _confidence_nulls(
+    updates: pd.DataFrame, on: pd.DataFrame, key: tuple[str, ...], seed: int, n_perm: int, out: Out
+) -> None:
+    """Signal ratio and the confidence-vs-distance statistics beside their nulls."""
+    out.null("signal_ratio", signal_ratio_null(updates, key, seed, n_perm))
+    found = distance_nulls(on, key, seed, n_perm)
+    slope = found["confidence_slope"]
+    out.put("confidence_slope", slope.statistic, slope.reason)
+    for name, result in found.items():
+        out.null(name, result)
+
+
+def _confidence_cell(
+    ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_perm: int
+) -> ConfidenceCell:
     updates = ent[ent["kind"] == "entailment"]
     on = updates[updates["path"] == ON]
     off = updates[updates["path"] == OFF]
@@ -201,6 +223,7 @@ def _confidence_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int) -> Conf
         _slope(on, out)
         _brier(on, out)
         _signal_ratio(on, off, out)
+        _confidence_nulls(updates, on, key, seed, n_perm, out)
         points = _by_distance(on, key, seed)
     return ConfidenceCell(
         n_update_turns=len(updates),
@@ -214,7 +237,7 @@ def _confidence_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int) -> Conf
 
 
 def confidence_results(
-    ent: pd.DataFrame, seed: int
+    ent: pd.DataFrame, seed: int, n_perm: int
 ) -> dict[str, dict[str, dict[str, ConfidenceCell]]]:
     """Per model x topology x difficulty, plus an 'all' cell pooling difficulties when several."""
     df = confidence_columns(ent)
@@ -223,11 +246,11 @@ def confidence_results(
         cells: dict[str, ConfidenceCell] = {}
         for difficulty, part in rows.groupby("item_difficulty", sort=True):
             cells[str(difficulty)] = _confidence_cell(
-                part, (str(model), str(topology), str(difficulty)), seed
+                part, (str(model), str(topology), str(difficulty)), seed, n_perm
             )
         if len(cells) > 1:
             cells[ALL_DIFFICULTIES] = _confidence_cell(
-                rows, (str(model), str(topology), ALL_DIFFICULTIES), seed
+                rows, (str(model), str(topology), ALL_DIFFICULTIES), seed, n_perm
             )
         result.setdefault(str(model), {})[str(topology)] = cells
     return result

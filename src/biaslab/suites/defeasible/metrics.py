@@ -22,6 +22,7 @@ from biaslab.suites.defeasible.conditions import (
     STANDARD,
     WEAKENING,
 )
+from biaslab.suites.defeasible.nulls import bias_nulls
 from biaslab.suites.defeasible.results import (
     CellResult,
     ConditionSummary,
@@ -94,6 +95,15 @@ class Out:
     def stat(self, key: str, result: stats.StatResult) -> None:
         self.stats[key] = result.model_dump(mode="json")
 
+    def null(self, name: str, result: stats.PermutationNullResult) -> None:
+        """The null fields of metric ``name`` (``name_null``, ``_null_lo``, ``_null_hi``,
+        ``_excess``, ``_null_p``); the observed value itself is set by the metric's own code."""
+        self.stat(f"{name}_null", result)
+        reason = result.reason or next(iter(result.notes), None) or "no null"
+        for key, value in stats.null_fields(name, result).items():
+            if key != name:
+                self.put(key, value, reason)
+
 
 def _summary(rows: pd.DataFrame) -> ConditionSummary:
     effect = rows["effect_correct"].dropna()
@@ -121,12 +131,27 @@ def _condition_block(updates: pd.DataFrame, out: Out) -> None:
     }
 
 
+#: the C2 transitions reported on their own: (name, gold before -> after)
+C2_SPLITS = (("defeat", "yes->no"), ("withhold", "yes->unknown"))
+
+
+def transitions(rows: pd.DataFrame) -> pd.Series:
+    return rows["gold_before"].astype(str) + "->" + rows["gold"].astype(str)
+
+
 def _bias_gap(
-    c1: pd.DataFrame, c2: pd.DataFrame, seed: np.random.SeedSequence, n_boot: int, out: Out
+    c1: pd.DataFrame,
+    c2: pd.DataFrame,
+    seed: np.random.SeedSequence,
+    n_boot: int,
+    out: Out,
+    suffix: str = "",
 ) -> None:
-    for key, rows in (("c1_accuracy", c1), ("c2_accuracy", c2)):
+    """Acc(C1) - Acc(C2) with its cluster-bootstrap CI (``suffix``: "_defeat"/"_withhold")."""
+    c2_key = f"c2{suffix}_accuracy"
+    for key, rows in (("c1_accuracy", c1), (c2_key, c2)):
         value = float(rows["correct"].mean()) if len(rows) else None
-        out.put(key, value, f"no {key[:2].upper()} turns in this cell")
+        out.put(key, value, f"no {key.removesuffix('_accuracy').upper()} turns in this cell")
     res = stats.bootstrap_mean_diff(
         c1["correct"],
         c2["correct"],
@@ -135,9 +160,9 @@ def _bias_gap(
         n_boot=n_boot,
         seed=seed,
     )
-    out.stat("bias_gap", res)
-    out.put("bias_gap", res.statistic, res.reason)
-    out.put("bias_gap_ci", res.ci, res.ci_reason or res.reason)
+    out.stat(f"bias_gap{suffix}", res)
+    out.put(f"bias_gap{suffix}", res.statistic, res.reason)
+    out.put(f"bias_gap{suffix}_ci", res.ci, res.ci_reason or res.reason)
 
 
 def _odds_ratio(
@@ -184,7 +209,8 @@ def _paired_test(
 
 
 def _mcnemar(updates: pd.DataFrame, out: Out) -> None:
-    """The paper's test, and the selection-free gold-prior variant (DECISIONS["McNemar selection"])."""
+    """The paper's test, the selection-free gold-prior variant (DECISIONS["McNemar selection"]),
+    and the paper's test on the defeat and withhold C2 turns alone."""
     table, res = _paired_test(updates, "condition")
     out.stat("mcnemar", res)
     out.fields.update(n_pairs=table.n, mcnemar_b=table.b, mcnemar_c=table.c)
@@ -198,6 +224,18 @@ def _mcnemar(updates: pd.DataFrame, out: Out) -> None:
     reason = "no section has both a gold-prior C1 and C2 turn" if table.n == 0 else res.reason
     out.put("mcnemar_gold_prior_p", res.pvalue, reason)
     out.put("mcnemar_gold_prior_p_holm", None, reason or "set after Holm across cells")
+    moves = transitions(updates)
+    for name, transition in C2_SPLITS:
+        other_c2 = (updates["condition"] == "C2") & (moves != transition)
+        split = updates.assign(condition=updates["condition"].mask(other_c2, "C2-other"))
+        table, res = _paired_test(split, "condition")
+        out.stat(f"mcnemar_{name}", res)
+        out.fields.update(
+            {f"n_pairs_{name}": table.n, f"mcnemar_{name}_b": table.b, f"mcnemar_{name}_c": table.c}
+        )
+        reason = f"no section has both a C1 and a {transition} C2 turn" if table.n == 0 else None
+        out.put(f"mcnemar_{name}_p", res.pvalue, reason or res.reason)
+        out.put(f"mcnemar_{name}_p_holm", None, reason or res.reason or "set after Holm")
 
 
 def anchoring(ent: pd.DataFrame) -> tuple[float | None, int, str | None]:
@@ -259,13 +297,18 @@ def _metacognition(updates: pd.DataFrame, out: Out) -> None:
     out.put("know_but_dont_output", float((effect_ok & ~c2["correct"]).mean()), None)
 
 
-def _bias_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_boot: int) -> Out:
-    """Every confirmation-bias metric of one cell (Holm is applied later, across cells)."""
+def _bias_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_boot: int, n_perm: int) -> Out:
+    """Every confirmation-bias metric of one cell beside its permutation null (Holm is applied
+    later, across cells)."""
     out = Out()
     updates = ent[ent["kind"] == "entailment"]
     _condition_block(updates, out)
     c1, c2 = (updates[updates["condition"] == c] for c in ("C1", "C2"))
     _bias_gap(c1, c2, seed_sequence(seed, "bias_gap", *key), n_boot, out)
+    moves = transitions(c2)
+    for name, transition in C2_SPLITS:
+        split_seed = seed_sequence(seed, f"bias_gap_{name}", *key)
+        _bias_gap(c1, c2[moves == transition], split_seed, n_boot, out, suffix=f"_{name}")
     _odds_ratio(c1, c2, seed_sequence(seed, "odds_ratio", *key), n_boot, out)
     _mcnemar(updates, out)
     rate, n_flip, reason = anchoring(ent)
@@ -273,6 +316,8 @@ def _bias_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_boot: int) 
     out.fields["n_flipping_sections"] = n_flip
     _override(updates, out)
     _metacognition(updates, out)
+    for name, result in bias_nulls(ent, key, seed, n_perm).items():
+        out.null(name, result)
     return out
 
 
@@ -302,14 +347,20 @@ def select_type(frame: pd.DataFrame, reasoning_type: str) -> pd.DataFrame:
 
 
 def topology_result(
-    frame: pd.DataFrame, ent: pd.DataFrame, order: str, key: tuple[str, str], seed: int, n_boot: int
+    frame: pd.DataFrame,
+    ent: pd.DataFrame,
+    order: str,
+    key: tuple[str, str],
+    seed: int,
+    n_boot: int,
+    n_perm: int,
 ) -> TopologyResult:
     overall = cell_result(frame)
     by_difficulty = {
         str(difficulty): cell_result(sub)
         for difficulty, sub in frame.groupby("item_difficulty", sort=True)
     }
-    bias = _bias_cell(ent, key, seed, n_boot)
+    bias = _bias_cell(ent, key, seed, n_boot, n_perm)
     return TopologyResult(
         **{**overall.model_dump(), "undefined": {**overall.undefined, **bias.undefined}},
         **bias.fields,
@@ -319,17 +370,23 @@ def topology_result(
     )
 
 
+#: McNemar families adjusted by Holm across cells: (raw p field, adjusted field)
+HOLM_FAMILIES = (
+    ("mcnemar_p", "mcnemar_p_holm"),
+    ("mcnemar_gold_prior_p", "mcnemar_gold_prior_p_holm"),
+    ("mcnemar_defeat_p", "mcnemar_defeat_p_holm"),
+    ("mcnemar_withhold_p", "mcnemar_withhold_p_holm"),
+)
+
+
 def apply_holm(
     models: dict[str, dict[str, TopologyResult]],
 ) -> tuple[dict[str, dict[str, TopologyResult]], int]:
-    """Holm across every cell's McNemar p, separately for the paper's and the gold-prior test
+    """Holm across every cell's McNemar p, separately for each test in :data:`HOLM_FAMILIES`
     (cells without a p stay None with their reason); returns the paper family's size."""
     keys = [(m, t) for m, cells in models.items() for t in cells]
     sizes = {}
-    for raw, adjusted_key in (
-        ("mcnemar_p", "mcnemar_p_holm"),
-        ("mcnemar_gold_prior_p", "mcnemar_gold_prior_p_holm"),
-    ):
+    for raw, adjusted_key in HOLM_FAMILIES:
         adjusted = stats.adjust_pvalues([getattr(models[m][t], raw) for m, t in keys])
         sizes[raw] = adjusted.n
         for (m, t), p in zip(keys, adjusted.adjusted, strict=True):

@@ -42,7 +42,53 @@ class ConditionSummary(_Frozen):
     effect_accuracy: float | None = None
 
 
-class TopologyResult(CellResult):
+class BiasNulls(_Frozen):
+    """Each confirmation-bias metric's stratified permutation null (see ``nulls.py``): the null
+    mean, its central 95% band, the excess (observed - null mean) and the permutation p-value."""
+
+    bias_gap_null: float | None = None
+    bias_gap_null_lo: float | None = None
+    bias_gap_null_hi: float | None = None
+    bias_gap_excess: float | None = None
+    bias_gap_null_p: float | None = None
+    bias_gap_defeat_null: float | None = None
+    bias_gap_defeat_null_lo: float | None = None
+    bias_gap_defeat_null_hi: float | None = None
+    bias_gap_defeat_excess: float | None = None
+    bias_gap_defeat_null_p: float | None = None
+    bias_gap_withhold_null: float | None = None
+    bias_gap_withhold_null_lo: float | None = None
+    bias_gap_withhold_null_hi: float | None = None
+    bias_gap_withhold_excess: float | None = None
+    bias_gap_withhold_null_p: float | None = None
+    odds_ratio_null: float | None = None
+    odds_ratio_null_lo: float | None = None
+    odds_ratio_null_hi: float | None = None
+    odds_ratio_excess: float | None = None
+    odds_ratio_null_p: float | None = None
+    anchoring_rate_null: float | None = None
+    anchoring_rate_null_lo: float | None = None
+    anchoring_rate_null_hi: float | None = None
+    anchoring_rate_excess: float | None = None
+    anchoring_rate_null_p: float | None = None
+    c3_override_rate_null: float | None = None
+    c3_override_rate_null_lo: float | None = None
+    c3_override_rate_null_hi: float | None = None
+    c3_override_rate_excess: float | None = None
+    c3_override_rate_null_p: float | None = None
+    c3inh_override_rate_null: float | None = None
+    c3inh_override_rate_null_lo: float | None = None
+    c3inh_override_rate_null_hi: float | None = None
+    c3inh_override_rate_excess: float | None = None
+    c3inh_override_rate_null_p: float | None = None
+    know_but_dont_output_null: float | None = None
+    know_but_dont_output_null_lo: float | None = None
+    know_but_dont_output_null_hi: float | None = None
+    know_but_dont_output_excess: float | None = None
+    know_but_dont_output_null_p: float | None = None
+
+
+class TopologyResult(BiasNulls, CellResult):
     """A model x reasoning-type cell: accuracy plus every confirmation-bias metric."""
 
     question_order: str | None = None
@@ -54,6 +100,13 @@ class TopologyResult(CellResult):
     c2_accuracy: float | None = None
     bias_gap: float | None = None
     bias_gap_ci: tuple[float, float] | None = None
+    #: C2 split by gold transition: yes->no (defeat, the paper's construct), yes->unknown (withhold)
+    c2_defeat_accuracy: float | None = None
+    c2_withhold_accuracy: float | None = None
+    bias_gap_defeat: float | None = None
+    bias_gap_defeat_ci: tuple[float, float] | None = None
+    bias_gap_withhold: float | None = None
+    bias_gap_withhold_ci: tuple[float, float] | None = None
     odds_ratio: float | None = None
     odds_ratio_ci: tuple[float, float] | None = None
     mcnemar_p: float | None = None
@@ -66,6 +119,17 @@ class TopologyResult(CellResult):
     mcnemar_gold_prior_p: float | None = None
     mcnemar_gold_prior_p_holm: float | None = None
     n_pairs_gold_prior: int = 0
+    #: McNemar on the first C1 and the first defeat (yes->no) / withhold (yes->unknown) C2 turn
+    mcnemar_defeat_p: float | None = None
+    mcnemar_defeat_p_holm: float | None = None
+    mcnemar_defeat_b: int | None = None
+    mcnemar_defeat_c: int | None = None
+    n_pairs_defeat: int = 0
+    mcnemar_withhold_p: float | None = None
+    mcnemar_withhold_p_holm: float | None = None
+    mcnemar_withhold_b: int | None = None
+    mcnemar_withhold_c: int | None = None
+    n_pairs_withhold: int = 0
     anchoring_rate: float | None = None
     n_flipping_sections: int = 0
     c3_override_rate: float | None = None
@@ -114,6 +178,23 @@ class ConfidenceCell(_Frozen):
     brier_long: float | None = None
     delta_brier: float | None = None
     signal_ratio: float | None = None
+    signal_ratio_null: float | None = None
+    signal_ratio_null_lo: float | None = None
+    signal_ratio_null_hi: float | None = None
+    signal_ratio_excess: float | None = None
+    signal_ratio_null_p: float | None = None
+    #: within-section OLS slope of Δgold_conf per hop (on-path), the null's per-hop statistic
+    confidence_slope: float | None = None
+    confidence_slope_null: float | None = None
+    confidence_slope_null_lo: float | None = None
+    confidence_slope_null_hi: float | None = None
+    confidence_slope_excess: float | None = None
+    confidence_slope_null_p: float | None = None
+    spearman_on_path_null: float | None = None
+    spearman_on_path_null_lo: float | None = None
+    spearman_on_path_null_hi: float | None = None
+    spearman_on_path_excess: float | None = None
+    spearman_on_path_null_p: float | None = None
     by_distance: list[DistancePoint] = Field(default_factory=list)
     undefined: dict[str, str] = Field(default_factory=dict)
 
