@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -78,7 +78,7 @@ from biaslab.suites.defeasible.network import Link, Network
 from biaslab.suites.defeasible.render import (
     EFFECT_LABELS,
     ENTAILMENT_LABELS,
-    SYSTEM_PROMPT,
+    SYSTEM_PROMPTS,
     Renderer,
     Style,
     effect_question,
@@ -120,13 +120,13 @@ def generate_one(
     lexicon = lexicon or load_lexicon()
     rng = item_random(seed, topology, config.difficulty, index)
     plan = PLANNERS[topology](config, rng, lexicon)
-    labelled, network = label_plan(plan)
+    labelled, network = ensure_revisions(plan, rng, config.max_updates_per_section)
     turns = render_turns(plan, labelled, config, lexicon)
     item_id = f"{SUITE}-{topology}-{config.difficulty}-{seed}-{index:04d}"
     return Item(
         suite=SUITE,
         id=item_id,
-        system=SYSTEM_PROMPT,
+        system=SYSTEM_PROMPTS[config.instructions] or None,
         turns=tuple(turns),
         meta=item_meta(plan, network, config, seed, index),
     )
@@ -147,6 +147,12 @@ class Plan:
     #: links whose undirected hops define ``distance`` (grows when a cross-link is revealed)
     structure: set[tuple[str, str]] = field(default_factory=set)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: (section, its constant gold) -> (update to replace or None, the update that revises it)
+    decider: Decider | None = None
+
+
+#: what makes a section whose gold never changes revise (see :func:`ensure_revisions`)
+Decider = Callable[[Section, str], tuple[Update | None, Update] | None]
 
 
 def _pick_domain(config: Config, rng: random.Random, lexicon: Lexicon) -> Domain:
@@ -176,10 +182,16 @@ def _names(
     return picked
 
 
-def _order_updates(rng: random.Random, updates: list[Update], config: Config) -> tuple[Update, ...]:
-    """Random reveal shuffles everything; serial reveal shows the evidence general -> specific and
-    slots the other updates in at random places, keeping their planned order."""
-    if config.reveal == "random":
+def _order_updates(
+    rng: random.Random, updates: list[Update], config: Config
+) -> tuple[str, tuple[Update, ...]]:
+    """(reveal mode, updates in reveal order). Random reveal shuffles everything; serial reveal
+    shows the evidence general -> specific and slots the other updates in at random places, keeping
+    their planned order; mixed flips a fair coin per section between the two (as the paper)."""
+    mode = config.reveal
+    if mode == "mixed":
+        mode = "random" if _coin(rng, 0.5) else "serial"
+    if mode == "random":
         ordered = list(updates)
         rng.shuffle(ordered)
     else:
@@ -192,7 +204,7 @@ def _order_updates(rng: random.Random, updates: list[Update], config: Config) ->
             position += 1
     if config.max_updates_per_section is not None:
         ordered = ordered[: config.max_updates_per_section]
-    return tuple(ordered)
+    return mode, tuple(ordered)
 
 
 def _coin(rng: random.Random, probability: float) -> bool:
@@ -213,6 +225,14 @@ class _Chain:
     serials: dict[tuple[str, int], int]
     revealed: dict[str, set[int]]
     attributes: list[str]
+    #: (object, index) of evidence worded as an exception to rule index-1 (the object is P_{i-1})
+    exceptions: set[tuple[str, int]] = field(default_factory=set)
+    #: (object, index) of claims that the object is not P_i
+    denied: set[tuple[str, int]] = field(default_factory=set)
+
+    def says_not(self, obj: str, index: int) -> bool:
+        """Whether the conversation says (or may say) that ``obj`` is not P_index."""
+        return self.evidence[obj].get(index) is False or (obj, index) in self.denied
 
     @property
     def last(self) -> int:
@@ -224,6 +244,8 @@ def _plan_default(config: Config, rng: random.Random, lexicon: Lexicon) -> Plan:
     chain = _make_chain(config, rng, lexicon, domain)
     subjects = rng.sample(chain.objects, min(config.max_sections, len(chain.objects)))
     kinds = [_section_kind(config, rng, chain) for _ in subjects]
+    if config.weakening == "defeat":  # source conflicts withhold: no yes->unknown weakenings
+        kinds = ["plain"] * len(kinds)
     distractors = _distractors(config, rng, lexicon, chain, subjects, domain)
     sources = _make_sources(config, rng, lexicon) if any(k != "plain" for k in kinds) else None
     pretext: list[Statement] = [*chain.rules]
@@ -236,18 +258,21 @@ def _plan_default(config: Config, rng: random.Random, lexicon: Lexicon) -> Plan:
         updates = _default_section_updates(config, rng, chain, subject, distractors[subject])
         claims, kind = _source_claims(config, rng, chain, subject, kind, sources, used_pairs)
         updates += claims
+        reveal, ordered = _order_updates(rng, updates, config)
         sections.append(
             Section(
                 index=number,
                 hypothesis=Hypothesis(subject, chain.keys[-1]),
                 pretext=tuple(pretext) if number == 0 else (),
-                updates=_order_updates(rng, updates, config),
+                updates=ordered,
                 kind=kind,
+                reveal=reveal,
             )
         )
     structure = {(obj, chain.keys[0]) for obj in chain.objects}
     structure |= {(rule.src, rule.dst) for rule in chain.rules}
     return Plan(
+        decider=_chain_decider(config, chain),
         topology="default",
         domain=domain,
         sections=sections,
@@ -276,9 +301,7 @@ def _make_chain(config: Config, rng: random.Random, lexicon: Lexicon, domain: Do
         facts = {i: _coin(rng, 0.5) for i in range(1, last) if _coin(rng, sparsity)}
         if not facts:  # every subject gets at least one piece of evidence on the chain
             facts[rng.randint(1, last - 1)] = _coin(rng, 0.5)
-        if _coin(rng, config.target_evidence_prob):
-            facts[last] = _coin(rng, 0.5)
-        evidence[obj] = facts
+        evidence[obj] = _weakening_mix(config, rng, facts, last)
     ranked = sorted(
         ((i, objects.index(obj)) for obj in objects for i in evidence[obj]),
     )
@@ -292,6 +315,72 @@ def _make_chain(config: Config, rng: random.Random, lexicon: Lexicon, domain: Do
         revealed={obj: set() for obj in objects},
         attributes=[p.attribute for p in predicates],
     )
+
+
+def _weakening_mix(
+    config: Config, rng: random.Random, facts: dict[int, bool], last: int
+) -> dict[int, bool]:
+    """An object's evidence under the ``weakening`` mix. Evidence about the hypothesis property
+    itself is only ever negative (a positive one would state the hypothesis). ``defeat``: facts
+    against intermediate nodes (which leave the hypothesis undetermined beyond the break) become
+    one negative fact about the property itself, a more specific link that defeats the chain;
+    ``withhold``: never evidence about the property itself."""
+    if config.weakening == "defeat":
+        kept: dict[int, bool] = {i: v for i, v in facts.items() if v}
+        if len(kept) < len(facts) or _coin(rng, config.target_evidence_prob):
+            kept[last] = False
+        return kept or {last: False}
+    if config.weakening == "mixed" and _coin(rng, config.target_evidence_prob):
+        facts[last] = False
+    return facts
+
+
+def _chain_decider(config: Config, chain: _Chain) -> Decider:
+    """Revise a default-reasoning section whose gold never changes with one fact about its subject
+    on a node it has no evidence or claim on: yes -> a denial of the hypothesis property (a
+    defeat; under ``withhold`` a break after every positive entry instead), unknown -> a positive
+    re-entry after every break, no under a negative last rule -> a break after every entry."""
+
+    def decide(section: Section, gold: str) -> tuple[Update | None, Update] | None:
+        subject = section.hypothesis.subject
+        evidence = chain.evidence[subject]
+        claimed = {i for obj, i in chain.denied if obj == subject}
+
+        def free(i: int, positive: bool) -> bool:
+            if i in evidence or i in claimed:
+                return False
+            # a denial of P_i must not meet "x is an exception to the rule that P_i's ..."
+            nxt = evidence.get(i + 1)
+            return positive or i == chain.last or nxt is None or nxt == chain.rules[i].positive
+
+        entries = max((i for i, v in evidence.items() if v), default=0)
+        breaks = max([i for i, v in evidence.items() if not v] + list(claimed), default=0)
+        last_rule = chain.rules[-1]
+        plans: list[tuple[list[int], bool]] = []
+        if gold == "yes":
+            if config.weakening != "withhold":
+                plans.append(([chain.last], False))  # a denial of the hypothesis property
+            plans.append((list(range(entries + 1, chain.last)), False))  # a break after entries
+        elif gold == "unknown":
+            plans.append((list(range(breaks + 1, chain.last)), True))  # a re-entry after breaks
+            if config.weakening != "withhold":
+                plans.append(([chain.last], False))
+        elif not last_rule.positive:  # "no" from the negative last rule
+            plans.append((list(range(entries + 1, chain.last)), False))
+            if chain.last not in evidence and not chain.says_not(subject, chain.last - 1):
+                # an exception to the negative last rule (it says the subject has P_{n-1})
+                return None, Update(ExceptionFact(subject, last_rule), "exception")
+        for options, positive in plans:
+            options = [i for i in options if free(i, positive)]
+            if options:
+                index = options[-1]
+                evidence[index] = positive
+                agrees = positive == chain.rules[index - 1].positive
+                fact = Fact(subject, chain.keys[index], positive)
+                return None, Update(fact, "confirm" if agrees else "exception")
+        return None
+
+    return decide
 
 
 def _section_kind(config: Config, rng: random.Random, chain: _Chain) -> str:
@@ -310,8 +399,12 @@ def _evidence_update(
     rule = chain.rules[index - 1]
     agrees = positive == rule.positive
     statement: Statement = Fact(obj, chain.keys[index], positive)
-    if not agrees and _coin(rng, config.exception_wording_prob):
+    # "x is an exception to the rule that A's generally B" says x is an A: never when the
+    # conversation also says x is not A
+    contradicts = chain.says_not(obj, index - 1)
+    if not agrees and not contradicts and _coin(rng, config.exception_wording_prob):
         statement = ExceptionFact(obj, rule)
+        chain.exceptions.add((obj, index))
     chain.revealed[obj].add(index)
     if other:
         return Update(statement, "other-object")
@@ -416,10 +509,20 @@ def _contradiction_claims(
     config: Config, rng: random.Random, chain: _Chain, subject: str, sources: _Sources
 ) -> list[Update]:
     """Two sources report opposite facts about the subject at a node it has no evidence on."""
-    free = [i for i in range(1, chain.last + 1) if i not in chain.evidence[subject]]
+    # never at the hypothesis property (a claim would state the hypothesis) nor at a node that
+    # the subject's evidence at the next node may, worded as an exception, say it has
+    evidence = chain.evidence[subject]
+    free = [
+        i
+        for i in range(1, chain.last)
+        if i not in evidence
+        and evidence.get(i + 1, chain.rules[i].positive) == chain.rules[i].positive
+    ]
     if not free:
         return []
-    node = chain.keys[rng.choice(free)]
+    index = rng.choice(free)
+    chain.denied.add((subject, index))
+    node = chain.keys[index]
     weaker, stronger = sources.weaker_first(*rng.sample(sources.names, 2))
     stronger_positive = _coin(rng, 0.5)
     claims = [
@@ -625,9 +728,12 @@ def _plan_tree(config: Config, rng: random.Random, lexicon: Lexicon) -> Plan:
 
 
 def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf | None:
-    """A second parent for the subject or its parent, in another branch. Preference: a parent
-    whose route conflicts with the subject's own once everything is revealed (a Nixon diamond),
-    else one carrying an exception, else any."""
+    """A second parent for the subject or its parent, in another branch.
+
+    So that "is also a kind of" carries no information about "unknown", the parent is drawn half
+    the time among those whose route conflicts with the subject's own once everything is revealed
+    (a Nixon diamond), else among those that change nothing (``weakening=defeat``: always the
+    latter; ``withhold``: always a conflict when one exists)."""
     if not _coin(rng, config.cross_link_prob):
         return None
     taxonomy, subject = world.taxonomy, world.subject
@@ -640,15 +746,69 @@ def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf
         candidates += [KindOf(lower, n, also=True) for n in taxonomy.order if n not in excluded]
     if not candidates:
         return None
-    with_exception = [c for c in candidates if c.parent in world.exceptions]
     base = Premises(world.statements()).links()
-    nixon = [
+    final = resolve(build_network(base), subject, world.prop)
+    answers = {  # the answer once everything is revealed
+        c: resolve(build_network({*base, Link(c.child, c.parent)}), subject, world.prop)
+        for c in candidates
+    }
+    nixon = [c for c in candidates if answers[c] == "unknown" != final]
+    # harmless at every stage of the reveal: no exception on the second parent's own ancestry
+    harmless = [
         c
-        for c in with_exception
-        if resolve(build_network({*base, Link(c.child, c.parent)}), subject, world.prop)
-        == "unknown"
+        for c in candidates
+        if not ({c.parent, *taxonomy.ancestors(c.parent)} & set(world.exceptions))
     ]
-    return rng.choice(nixon or with_exception or candidates)
+    if config.weakening == "defeat":
+        pool = harmless
+    elif config.weakening == "withhold":
+        pool = nixon or candidates
+    else:
+        pool = (nixon if _coin(rng, 0.5) else harmless) or harmless or candidates
+    return rng.choice(pool) if pool else None
+
+
+def _hierarchy_decider(world: _Hierarchy) -> Decider:
+    """Revise a section whose gold never changes: flip the most specific exception on the
+    subject's own ancestry, or, without one, give its parent an exception against the answer."""
+    taxonomy = world.taxonomy
+
+    def decide(section: Section, gold: str) -> tuple[Update | None, Update] | None:
+        path = [n for n in taxonomy.ancestors(world.subject) if n != taxonomy.root]
+        holders = [n for n in path if n in world.exceptions]
+        if holders:
+            node = holders[0]
+            old = next(
+                (
+                    u
+                    for u in section.updates
+                    if isinstance(u.statement, ClassProperty)
+                    and u.statement.cls == node
+                    and u.statement.prop == world.prop
+                ),
+                None,
+            )
+            if old is None:
+                return None
+            world.exceptions[node] = not world.exceptions[node]
+            new = ClassProperty(node, world.prop, world.exceptions[node])
+            return old, Update(new, old.update_type, old.serial)
+        if path:
+            world.exceptions[path[0]] = gold != "yes"
+            exception = ClassProperty(path[0], world.prop, gold != "yes")
+            return None, Update(exception, "class-exception")
+        # the subject's parent is the root: a second parent whose exception goes against the answer
+        related = {world.subject, *taxonomy.descendants(world.subject)}
+        against = [
+            n
+            for n, positive in sorted(world.exceptions.items())
+            if positive == (gold != "yes") and n not in related
+        ]
+        if not against:
+            return None
+        return None, Update(KindOf(world.subject, against[0], also=True), "cross-link")
+
+    return decide
 
 
 def _inheritance_plan(
@@ -674,26 +834,34 @@ def _inheritance_plan(
     for predicate in lexicon.sample_distractors(rng, [attribute], count, domain=domain.name):
         holder = rng.choice(taxonomy.order)
         updates.append(Update(ClassProperty(holder, predicate.key, _coin(rng, 0.5)), "distractor"))
-    if cross is not None:
+    in_pretext = cross is not None and _coin(rng, 0.5)
+    if cross is not None and not in_pretext:
         updates.append(Update(cross, "cross-link"))
     pretext: list[Statement] = [ClassProperty(taxonomy.root, world.prop, world.root_positive)]
     pretext += [KindOf(child, taxonomy.parent[child]) for child in taxonomy.order[1:]]
+    structure = set(taxonomy.parent.items())
+    if in_pretext and cross is not None:
+        pretext.append(cross)
+        structure.add((cross.child, cross.parent))
+    reveal, ordered = _order_updates(rng, updates, config)
     section = Section(
         index=0,
         hypothesis=Hypothesis(world.subject, world.prop),
         pretext=tuple(pretext),
-        updates=_order_updates(rng, updates, config),
+        updates=ordered,
         kind="inheritance",
+        reveal=reveal,
     )
     return Plan(
         topology=topology,
         domain=domain,
         sections=[section],
         classes=frozenset(taxonomy.order),
-        structure=set(taxonomy.parent.items()),
+        structure=structure,
+        decider=_hierarchy_decider(world),
         meta={
             "root_property": "+" if world.root_positive else "-",
-            "cross_link": cross is not None,
+            "cross_link": None if cross is None else ("pretext" if in_pretext else "update"),
         },
     )
 
@@ -826,6 +994,38 @@ def label_plan(plan: Plan) -> tuple[list[Labelled], Network]:
     return events, network
 
 
+def _constant(labelled: Sequence[Labelled], section: int) -> str | None:
+    """The section's gold if it never changes, else None."""
+    golds = {event.gold for event in labelled if event.section == section}
+    return golds.pop() if len(golds) == 1 else None
+
+
+def ensure_revisions(
+    plan: Plan, rng: random.Random, cap: int | None = None
+) -> tuple[list[Labelled], Network]:
+    """Label the plan; give each section whose gold never changes one update that revises it
+    (the plan's decider; replacing an update or inserting one at a random place), then relabel.
+    A conversation of sections that never revise tests nothing about belief revision."""
+    labelled, network = label_plan(plan)
+    if plan.decider is None:
+        return labelled, network
+    changed = False
+    for number, section in enumerate(plan.sections):
+        gold = _constant(labelled, section.index)
+        found = None if gold is None else plan.decider(section, gold)
+        if found is None:
+            continue
+        old, new = found
+        updates = list(section.updates)
+        if old is not None:
+            updates[updates.index(old)] = new
+        elif cap is None or len(updates) < cap:
+            updates.insert(rng.randint(0, len(updates)), new)
+        plan.sections[number] = replace(section, updates=tuple(updates))
+        changed = True
+    return label_plan(plan) if changed else (labelled, network)
+
+
 def _label_update(
     section: Section,
     update: Update,
@@ -889,7 +1089,7 @@ def render_turns(
         section = plan.sections[event.section]
         hypothesis = section.hypothesis
         entail_q = entailment_question(renderer, hypothesis)
-        meta = _turn_meta(event, renderer)
+        meta = {**_turn_meta(event, renderer), "reveal": section.reveal}
         if event.update is None:
             update_index = 0
             turns.append(
@@ -975,6 +1175,8 @@ def item_meta(
         "difficulty": config.difficulty,
         "shape": plan.meta.get("shape"),
         "reveal": config.reveal,
+        "instructions": config.instructions,
+        "weakening": config.weakening,
         "question_order": config.question_order,
         "entities": config.entities,
         "effect_questions": config.asks_effect(plan.topology),
@@ -987,6 +1189,7 @@ def item_meta(
                 "subject": s.hypothesis.subject,
                 "property": s.hypothesis.prop,
                 "kind": s.kind,
+                "reveal": s.reveal,
                 "n_updates": len(s.updates),
             }
             for s in plan.sections
@@ -1025,13 +1228,26 @@ def _accuracy(pairs: Sequence[tuple[str, str]]) -> float | None:
     return round(sum(a == b for a, b in pairs) / len(pairs), 4)
 
 
-def _kind_stats(turns: Sequence[Turn]) -> dict[str, Any]:
+def _cue_answers(item: Item) -> list[str | None]:
+    """The ``also-unknown`` shortcut's entailment answer per turn (None for effect turns): unknown
+    at and after a message saying "is also a kind of", else the last-polarity answer."""
+    seen = False
+    answers: list[str | None] = []
+    for turn in item.turns:
+        seen = seen or " is also a kind of " in turn.prompt
+        answers.append(
+            None if turn.kind == "effect" else "unknown" if seen else _shortcut_answers(turn)[0]
+        )
+    return answers
+
+
+def _kind_stats(turns: Sequence[Turn], cue: Sequence[str | None]) -> dict[str, Any]:
     golds = Counter(t.gold for t in turns)
     if not turns:
         return {"n": 0}
     majority_label, majority_count = sorted(golds.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     shortcuts = [(_shortcut_answers(t), t.gold) for t in turns]
-    return {
+    stats = {
         "n": len(turns),
         "gold": dict(sorted(golds.items())),
         "majority_label": majority_label,
@@ -1040,6 +1256,11 @@ def _kind_stats(turns: Sequence[Turn]) -> dict[str, Any]:
         "negation": _accuracy([(s[1], g) for s, g in shortcuts]),
         "always_yes": _accuracy([("yes", g) for _, g in shortcuts]),
     }
+    if turns[0].kind != "effect":
+        stats["also_unknown"] = _accuracy(
+            [(a, t.gold) for a, t in zip(cue, turns, strict=True) if a is not None]
+        )
+    return stats
 
 
 def label_stats(items: Sequence[Item]) -> dict[str, Any]:
@@ -1057,6 +1278,7 @@ def label_stats(items: Sequence[Item]) -> dict[str, Any]:
     for key in sorted(splits):
         group = splits[key]
         turns = [turn for item in group for turn in item.turns]
+        cue = [answer for item in group for answer in _cue_answers(item)]
         updates = Counter(
             str(t.meta.get("update_type")) for t in turns if t.kind in ("entailment",)
         )
@@ -1067,7 +1289,10 @@ def label_stats(items: Sequence[Item]) -> dict[str, Any]:
             "update_types": dict(sorted(updates.items())),
             "effects": dict(sorted(effects.items())),
             **{
-                kind: _kind_stats([t for t in turns if t.kind == kind])
+                kind: _kind_stats(
+                    [t for t in turns if t.kind == kind],
+                    [a for a, t in zip(cue, turns, strict=True) if t.kind == kind],
+                )
                 for kind in ("initial", "entailment", "effect")
             },
         }
