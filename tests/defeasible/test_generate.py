@@ -506,8 +506,14 @@ def test_weakening_defeat_makes_every_weakening_of_a_yes_a_defeat(topology: str)
 
 
 def test_weakening_withhold_makes_default_weakenings_of_a_yes_withhold() -> None:
-    withhold = _weakenings_from_yes(items_for("hard", seed=4, n=30, weakening="withhold"))
-    assert set(withhold) == {"unknown"} and withhold["unknown"] >= 20
+    """No evidence about the hypothesis property itself: breaking the chain withholds (a few
+    source rules against a negative last rule still defeat)."""
+    mixed = _weakenings_from_yes(items_for("hard", seed=4, n=60, topology="default"))
+    withhold = _weakenings_from_yes(
+        items_for("hard", seed=4, n=60, weakening="withhold", topology="default")
+    )
+    assert mixed["no"] > 0.3 * sum(mixed.values())
+    assert withhold["unknown"] >= 0.95 * sum(withhold.values()) and withhold["unknown"] >= 50
     for item in items_for("easy", seed=4, n=30, weakening="withhold", topology="default"):
         replay_and_check(item)
 
