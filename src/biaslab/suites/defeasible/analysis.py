@@ -33,6 +33,7 @@ from biaslab.suites.defeasible.conditions import (
     prepare_clean,
 )
 from biaslab.suites.defeasible.confidence import confidence_columns, confidence_results
+from biaslab.suites.defeasible.curves import depth_curves, entity_comparisons, main_entities
 from biaslab.suites.defeasible.decisions import DECISIONS
 from biaslab.suites.defeasible.metrics import (
     anchoring,
@@ -60,10 +61,15 @@ from biaslab.suites.defeasible.results import (
 # --------------------------------------------------------------------------------------------------
 
 
-def _main_rows(df: pd.DataFrame, order_of: Mapping[str, str]) -> pd.DataFrame:
-    return df[
-        [order_of[str(m)] == o for m, o in zip(df["model"], df["item_question_order"], strict=True)]
+def _main_rows(
+    df: pd.DataFrame, order_of: Mapping[str, str], entities_of: Mapping[str, str | None]
+) -> pd.DataFrame:
+    """A model's main-cell rows: its main question order and entity kind (DECISIONS)."""
+    keep = [
+        order_of[str(m)] == o and (entities_of[str(m)] is None or entities_of[str(m)] == e)
+        for m, o, e in zip(df["model"], df["item_question_order"], df["item_entities"], strict=True)
     ]
+    return df[keep]
 
 
 def analyze(
@@ -77,7 +83,9 @@ def analyze(
     df = clean_frame(frame)
     ent = prepare_clean(df)
     order_of = {str(m): main_order(rows) for m, rows in df.groupby("model", sort=True)}
-    main, main_ent = _main_rows(df, order_of), _main_rows(ent, order_of)
+    entities_of = {str(m): main_entities(rows) for m, rows in df.groupby("model", sort=True)}
+    main = _main_rows(df, order_of, entities_of)
+    main_ent = _main_rows(ent, order_of, entities_of)
     models: dict[str, dict[str, TopologyResult]] = {}
     for model, rows in main.groupby("model", sort=True):
         model_ent = main_ent[main_ent["model"] == model]
@@ -96,6 +104,10 @@ def analyze(
     order, why = question_order_comparison(ent, seed, n_boot)
     if why:
         undefined["question_order"] = why
+    standard = _main_rows(ent, order_of, {m: None for m in entities_of})
+    entities, why = entity_comparisons(standard, seed, n_boot)
+    if why:
+        undefined["entities"] = why
     repro, why = reproducibility_results(main_ent, seed)
     if why:
         undefined["reproducibility"] = why
@@ -108,6 +120,8 @@ def analyze(
         confidence=confidence_results(main_ent, seed, n_perm),
         question_order=order,
         reproducibility=repro,
+        depth_curves=depth_curves(main_ent, seed),
+        entities=entities,
         holm_family_size=family,
         undefined=undefined,
     )

@@ -70,6 +70,11 @@ OPTIONAL_COLUMNS = (
     "item_difficulty",
     "item_question_order",
     "item_seed",
+    "item_instructions",
+    "item_entities",
+    "item_chain_length",
+    "item_depth",
+    "item_n_classes",
 )
 
 # --------------------------------------------------------------------------------------------------

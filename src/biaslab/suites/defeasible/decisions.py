@@ -8,6 +8,7 @@ from biaslab.suites.defeasible.conditions import (
     ICC_BOOT,
     N_BOOT,
 )
+from biaslab.suites.defeasible.nulls import BIAS_STRATA, N_PERM, SIGNAL_STRATA, SLOPE_STRATA
 
 DECISIONS: dict[str, str] = {
     "prior": (
@@ -108,4 +109,46 @@ DECISIONS: dict[str, str] = {
     "run's answers, never Inspect's random run id. Rows are ordered by that identity and the turn "
     "index before anything is computed, so the results depend only on the answers, never on the "
     "order of the frame's rows or of the logs.",
+    "nulls": "every bias metric X is reported beside a stratified permutation null (X_null = "
+    "null mean, X_null_lo / X_null_hi = its central 95% band, X_excess = X - X_null, X_null_p = "
+    f"permutation p, {N_PERM:,} permutations, seeded per cell and metric): what a memoryless "
+    "answerer with the model's own accuracy profile would score. Each turn keeps its congruence "
+    "condition as observed (from the model's own prior); the model's answers (the entailment "
+    "label and the paired effect label, moving together) are exchanged among the cell's "
+    "entailment turns within strata of what the current update alone determines: "
+    f"{', '.join(BIAS_STRATA)} (kind separates openings from updates; gold = the answer after the "
+    "update). The gold BEFORE the update is not a stratum: for a model that tracks the "
+    "conversation it is the prior itself, so conditioning on it would remove the contrast "
+    "BiasGap measures. Distance was coarsened away: with 40 conversations per cell, strata "
+    "split by distance leave too few non-revision turns beside the revisions (a p=0.9 sticky "
+    "agent's default-reasoning excess fell from ~0.4 to ~0.2). Headline numbers are the excess "
+    "and its p (one-sided, greater: the direction of a bias); the raw value stays beside it.",
+    "null strata per metric": "BiasGap (pooled, defeat, withhold), odds ratio, anchoring, "
+    f"C3/C3inh override, know-but-don't-output: {', '.join(BIAS_STRATA)}. Signal ratio "
+    f"(on- vs off-path): {', '.join(SIGNAL_STRATA)} (path left out: it is what the ratio "
+    "contrasts; distance kept, since confidence that only tracks distance is not structural "
+    "blindness). Confidence vs distance (Spearman rho, within-section slope): "
+    f"{', '.join(SLOPE_STRATA)} (distance is what they measure). Signal ratio and slopes are "
+    "tested two-sided.",
+    "BiasGap by transition": "C2 pooled over yes->no, yes->unknown and unknown->no measures "
+    "different things: bias_gap_defeat = Acc(C1) - Acc(C2 with gold yes->no, overturning a "
+    "belief, the paper's construct) and bias_gap_withhold = Acc(C1) - Acc(C2 with gold "
+    "yes->unknown), each with its own cluster-bootstrap CI, null and McNemar test (the first C1 "
+    "and the first C2 of that transition per section; Holm across cells per test). The pooled "
+    "BiasGap stays for completeness.",
+    "confidence slope": "confidence_slope = the OLS slope of Δgold_conf on distance with "
+    "distances centred within each hypothesis section (a fixed-effect, within-section slope, "
+    "vectorised so it can be permuted); per_hop_slope (MixedLM with a random intercept per "
+    "conversation, the paper's estimator) is reported beside it without a null.",
+    "effect baselines": "effect golds are mostly 'no effect' under the state-delta definition, "
+    "so effect accuracy is reported beside the effect majority baseline and the balanced "
+    "accuracy (mean recall over the effect golds present).",
+    "entities": "a model run on both pseudoword and real-noun entities (entities=pseudo|real) "
+    "keeps pseudowords for its main cells; `entities` compares the two (real - pseudo "
+    "entailment accuracy, conversation-level cluster-bootstrap CI; paper Table 19).",
+    "depth curves": "entailment accuracy (openings and updates) by chain length (default), "
+    "classes between root and subject (linear) and classes in the tree (at most six quantile "
+    "bins, labelled by their low end), difficulties pooled; 95% cluster-bootstrap CIs.",
+    "instructions": "the system-prompt mode (item meta `instructions`: minimal, rules or none) is "
+    "listed per cell; cells mixing modes mix different tasks.",
 }

@@ -58,8 +58,18 @@ def cell_result(frame: pd.DataFrame) -> CellResult:
         majority = float(top / len(entail))
     else:
         undefined["majority_baseline"] = "no entailment turns in this cell"
+    golds = effect["gold"].astype(str)
+    recalls = [effect.loc[golds == g, "correct"].mean() for g in sorted(set(golds))]
+    effect_majority = float(golds.value_counts().max() / len(effect)) if len(effect) else None
+    modes = sorted({str(m) for m in frame["item_instructions"] if isinstance(m, str)})
+    if effect.empty:
+        for key in ("effect_balanced_accuracy", "effect_majority_baseline"):
+            undefined[key] = "no effect turns in this cell"
     return CellResult(
         n_turns=len(frame),
+        effect_balanced_accuracy=float(np.mean(recalls)) if recalls else None,
+        effect_majority_baseline=effect_majority,
+        instructions=", ".join(modes) if modes else None,
         n_conversations=int(frame["conversation"].nunique()),
         entailment_accuracy=_rate(
             entail["correct"], "entailment", undefined, "entailment_accuracy"

@@ -12,6 +12,7 @@ from biaslab.suites.defeasible.results import (
     CellResult,
     ConfidenceCell,
     DefeasibleResults,
+    EntityComparison,
     OrderComparison,
     SeedCell,
     TopologyResult,
@@ -24,8 +25,47 @@ from biaslab.suites.defeasible.results import (
 #: a table: title, then (column header, attribute path) pairs; "ci.0"/"ci.1" index into a tuple
 Spec = tuple[str, tuple[tuple[str, str], ...]]
 
+_NULL_GAP_SPEC: Spec = (
+    "Confirmation bias beside its null: excess BiasGap, defeat (yes->no) and withhold "
+    "(yes->unknown)",
+    (
+        ("defeat gap", "bias_gap_defeat"),
+        ("null lo", "bias_gap_defeat_null_lo"),
+        ("null hi", "bias_gap_defeat_null_hi"),
+        ("excess", "bias_gap_defeat_excess"),
+        ("p", "bias_gap_defeat_null_p"),
+        ("withhold gap", "bias_gap_withhold"),
+        ("null lo", "bias_gap_withhold_null_lo"),
+        ("null hi", "bias_gap_withhold_null_hi"),
+        ("excess", "bias_gap_withhold_excess"),
+        ("p", "bias_gap_withhold_null_p"),
+        ("pooled gap", "bias_gap"),
+        ("excess", "bias_gap_excess"),
+        ("p", "bias_gap_null_p"),
+    ),
+)
+_NULL_OTHER_SPEC: Spec = (
+    "Other bias metrics beside their nulls (excess = observed - null mean; p = permutation p)",
+    (
+        ("OR", "odds_ratio"),
+        ("OR null", "odds_ratio_null"),
+        ("OR p", "odds_ratio_null_p"),
+        ("Anch.", "anchoring_rate"),
+        ("Anch. excess", "anchoring_rate_excess"),
+        ("Anch. p", "anchoring_rate_null_p"),
+        ("C3-ovr", "c3_override_rate"),
+        ("excess", "c3_override_rate_excess"),
+        ("p", "c3_override_rate_null_p"),
+        ("C3inh-ovr", "c3inh_override_rate"),
+        ("excess", "c3inh_override_rate_excess"),
+        ("p", "c3inh_override_rate_null_p"),
+        ("know-not-output", "know_but_dont_output"),
+        ("excess", "know_but_dont_output_excess"),
+        ("p", "know_but_dont_output_null_p"),
+    ),
+)
 _BIAS_SPEC: Spec = (
-    "Confirmation bias (paper Table 15)",
+    "Paper metrics: BiasGap, odds ratio and McNemar (paper Table 15)",
     (
         ("C1 acc", "c1_accuracy"),
         ("C2 acc", "c2_accuracy"),
@@ -40,6 +80,10 @@ _BIAS_SPEC: Spec = (
         ("Holm p", "mcnemar_p_holm"),
         ("gold-prior pairs", "n_pairs_gold_prior"),
         ("gold-prior Holm p", "mcnemar_gold_prior_p_holm"),
+        ("defeat pairs", "n_pairs_defeat"),
+        ("defeat Holm p", "mcnemar_defeat_p_holm"),
+        ("withhold pairs", "n_pairs_withhold"),
+        ("withhold Holm p", "mcnemar_withhold_p_holm"),
     ),
 )
 _CONDITION_SPEC: Spec = (
@@ -79,6 +123,11 @@ _ON_PATH_SPEC: Spec = (
         ("p", "spearman_on_path_p"),
         ("per-hop beta", "per_hop_slope"),
         ("beta p", "per_hop_slope_p"),
+        ("slope", "confidence_slope"),
+        ("slope excess", "confidence_slope_excess"),
+        ("slope p", "confidence_slope_null_p"),
+        ("rho excess", "spearman_on_path_excess"),
+        ("rho null p", "spearman_on_path_null_p"),
         ("Brier d<=2", "brier_short"),
         ("Brier d>2", "brier_long"),
         ("dBrier", "delta_brier"),
@@ -90,6 +139,8 @@ _OFF_PATH_SPEC: Spec = (
         ("n off-path", "n_off_path"),
         ("intrusion", "intrusion_rate"),
         ("signal ratio", "signal_ratio"),
+        ("SR null", "signal_ratio_null"),
+        ("SR p", "signal_ratio_null_p"),
         ("off-path acc", "off_path_accuracy"),
         ("off-path rho", "spearman_off_path"),
         ("gold_conf", "mean_gold_conf"),
@@ -153,6 +204,24 @@ def _order_cells(results: DefeasibleResults) -> list[tuple[tuple[str, ...], Orde
     return [((m, t), c) for m, cells in results.question_order.items() for t, c in cells.items()]
 
 
+def _entity_cells(results: DefeasibleResults) -> list[tuple[tuple[str, ...], EntityComparison]]:
+    return [((m, t), c) for m, cells in results.entities.items() for t, c in cells.items()]
+
+
+_ENTITY_SPEC: Spec = (
+    "Pseudoword vs real-noun entities (paper Table 19)",
+    (
+        ("pseudo turns", "n_pseudo"),
+        ("real turns", "n_real"),
+        ("pseudo acc", "pseudo_accuracy"),
+        ("real acc", "real_accuracy"),
+        ("real - pseudo", "difference"),
+        ("lo", "difference_ci.0"),
+        ("hi", "difference_ci.1"),
+    ),
+)
+
+
 def _seed_cells(results: DefeasibleResults) -> list[tuple[tuple[str, ...], SeedCell]]:
     repro = results.reproducibility
     return [((c.model, c.topology), c) for c in (repro.cells if repro else [])]
@@ -164,7 +233,10 @@ _ACCURACY_SPEC: Spec = (
         ("turns", "n_turns"),
         ("entail acc", "entailment_accuracy"),
         ("effect acc", "effect_accuracy"),
+        ("effect bal. acc", "effect_balanced_accuracy"),
+        ("effect majority", "effect_majority_baseline"),
         ("majority", "majority_baseline"),
+        ("instructions", "instructions"),
         ("unparsed", "unparsed_rate"),
     ),
 )
@@ -198,6 +270,8 @@ def _all_tables(results: DefeasibleResults) -> list[Table]:
     bias: Spec = (f"{bias_title}; Holm over {results.holm_family_size} cells", bias_cols)
     found = [
         _table(mtd, _ACCURACY_SPEC, _difficulty_cells(results)),
+        _table(mt, _NULL_GAP_SPEC, _cells(results)),
+        _table(mt, _NULL_OTHER_SPEC, _cells(results)),
         _table(mt, bias, _cells(results)),
         _table(mt, _CONDITION_SPEC, _cells(results)),
         _table(mt, _ANCHOR_SPEC, _cells(results)),
@@ -205,6 +279,7 @@ def _all_tables(results: DefeasibleResults) -> list[Table]:
         _table(mtd, _ON_PATH_SPEC, _confidence_cells(results)),
         _table(mtd, _OFF_PATH_SPEC, _confidence_cells(results)),
         _table(("model", "topology"), _SEED_SPEC, _seed_cells(results)),
+        _table(("model", "topology"), _ENTITY_SPEC, _entity_cells(results)),
     ]
     return [t for t in found if t[2]]
 
@@ -250,6 +325,34 @@ def _has_values(series: Mapping[str, Sequence[Any]]) -> bool:
     return any(v is not None for values in series.values() for v in values)
 
 
+def _band(cell: Any, name: str) -> tuple[float, float] | None:
+    lo, hi = _get(cell, f"{name}_null_lo"), _get(cell, f"{name}_null_hi")
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _split_gap_figure(results: DefeasibleResults, out_dir: Path) -> str:
+    """Defeat / withhold / pooled BiasGap per cell, CIs as whiskers, the nulls as grey bands."""
+    from biaslab.report.figures import bar_chart
+
+    cells = [(k, c) for k, c in _cells(results) if c.bias_gap is not None]
+    if not cells:
+        return "No BiasGap-beside-null figure: no cell has both C1 and C2 turns."
+    names = {"defeat": "bias_gap_defeat", "withhold": "bias_gap_withhold", "pooled": "bias_gap"}
+    path = bar_chart(
+        out_dir / "defeasible_bias_gap_null.png",
+        ["/".join(k) for k, _ in cells],
+        {label: [_get(c, attr) for _, c in cells] for label, attr in names.items()},
+        intervals={
+            label: [_get(c, f"{attr}_ci") for _, c in cells] for label, attr in names.items()
+        },
+        null_bands={label: [_band(c, attr) for _, c in cells] for label, attr in names.items()},
+        reference=0.0,
+        title="BiasGap by C2 transition (95% cluster-bootstrap CI) and its permutation null (grey)",
+        ylabel="BiasGap",
+    )
+    return f"![BiasGap beside its null]({path.name})"
+
+
 def _bias_figures(results: DefeasibleResults, out_dir: Path) -> list[str]:
     from biaslab.report.figures import bar_chart
 
@@ -262,8 +365,11 @@ def _bias_figures(results: DefeasibleResults, out_dir: Path) -> list[str]:
         models,
         gaps,
         intervals=_by_type(results, "bias_gap_ci"),
+        null_bands={
+            t: [_band(cells.get(t), "bias_gap") for cells in results.models.values()] for t in gaps
+        },
         reference=0.0,
-        title="BiasGap = Acc(C1) - Acc(C2), 95% cluster-bootstrap CI",
+        title="BiasGap = Acc(C1) - Acc(C2), 95% cluster-bootstrap CI; null band grey",
         ylabel="BiasGap",
     )
     lines = [f"![BiasGap]({path.name})"]
@@ -351,6 +457,35 @@ def _confidence_figure(results: DefeasibleResults, out_dir: Path) -> str:
     return f"![Confidence vs distance]({path.name})"
 
 
+def _depth_figure(results: DefeasibleResults, out_dir: Path) -> str:
+    """Accuracy against depth, one panel per topology (paper Figure 2's curves)."""
+    from biaslab.report.figures import line_bands
+    from biaslab.suites.defeasible.curves import DEPTH_AXES
+
+    panels: dict[str, dict[str, Any]] = {}
+    for model, tops in results.depth_curves.items():
+        for topology, points in tops.items():
+            if len(points) < 2:
+                continue
+            title = f"{topology}: {DEPTH_AXES[topology][1]}"
+            panels.setdefault(title, {})[model] = (
+                [p.depth for p in points],
+                [p.accuracy for p in points],
+                [p.ci for p in points],
+            )
+    if not panels:
+        return "No accuracy-vs-depth figure: no topology has turns at two or more depths."
+    path = line_bands(
+        out_dir / "defeasible_depth.png",
+        dict(sorted(panels.items())),
+        ylim=(0.0, 1.02),
+        title="Entailment accuracy vs depth (95% cluster-bootstrap CI)",
+        xlabel="depth",
+        ylabel="accuracy",
+    )
+    return f"![Accuracy vs depth]({path.name})"
+
+
 def _seed_figure(results: DefeasibleResults, out_dir: Path) -> str:
     from biaslab.report.figures import boxplot
 
@@ -392,8 +527,9 @@ _INTRO = (
 def report(results: DefeasibleResults, out_dir: Path) -> str:
     """Markdown section: every table, each figure whose data exist (else why not), decisions."""
     figures = {
-        "Accuracy": [_heatmap_figure(results, out_dir)],
-        "Confirmation bias": _bias_figures(results, out_dir),
+        "Accuracy": [_heatmap_figure(results, out_dir), _depth_figure(results, out_dir)],
+        "Confirmation bias beside": [_split_gap_figure(results, out_dir)],
+        "Paper metrics": _bias_figures(results, out_dir),
         "Anchoring": [_dissociation_figure(results, out_dir)],
         "On-path": [_confidence_figure(results, out_dir)],
         "Accuracy across seeds": [_seed_figure(results, out_dir)],

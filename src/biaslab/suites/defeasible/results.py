@@ -27,9 +27,14 @@ class CellResult(_Frozen):
     entailment_accuracy: float | None
     initial_accuracy: float | None
     effect_accuracy: float | None
+    #: effect golds are mostly "no effect": mean per-gold recall and the majority-class accuracy
+    effect_balanced_accuracy: float | None = None
+    effect_majority_baseline: float | None = None
     majority_baseline: float | None
     majority_label: str | None
     unparsed_rate: float | None
+    #: the system-prompt modes (item meta ``instructions``) of the cell's conversations
+    instructions: str | None = None
     undefined: dict[str, str] = Field(default_factory=dict)
 
 
@@ -253,6 +258,28 @@ class Reproducibility(_Frozen):
     undefined: dict[str, str] = Field(default_factory=dict)
 
 
+class DepthPoint(_Frozen):
+    """Entailment accuracy at one depth (chain length, linear depth, tree-size bin's low end)."""
+
+    depth: float
+    n: int
+    n_conversations: int
+    accuracy: float
+    ci: tuple[float, float] | None
+
+
+class EntityComparison(_Frozen):
+    """Pseudoword vs real-noun entities for one model x topology (paper Table 19)."""
+
+    n_pseudo: int
+    n_real: int
+    pseudo_accuracy: float
+    real_accuracy: float
+    #: real minus pseudo entailment accuracy, with a conversation-level cluster-bootstrap CI
+    difference: float | None
+    difference_ci: tuple[float, float] | None
+
+
 class DefeasibleResults(_Frozen):
     schema_version: int = RESULTS_SCHEMA_VERSION
     suite: str = "defeasible"
@@ -260,6 +287,8 @@ class DefeasibleResults(_Frozen):
     confidence: dict[str, dict[str, dict[str, ConfidenceCell]]] = Field(default_factory=dict)
     question_order: dict[str, dict[str, OrderComparison]] = Field(default_factory=dict)
     reproducibility: Reproducibility | None = None
+    depth_curves: dict[str, dict[str, list[DepthPoint]]] = Field(default_factory=dict)
+    entities: dict[str, dict[str, EntityComparison]] = Field(default_factory=dict)
     holm_family_size: int = 0
     decisions: dict[str, str] = Field(default_factory=lambda: dict(DECISIONS))
     undefined: dict[str, str] = Field(default_factory=dict)
