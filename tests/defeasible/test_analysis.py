@@ -671,11 +671,15 @@ def test_tables_and_report_render_every_section(tmp_path: Path) -> None:
     for title in ("Confirmation bias", "Table 18", "Table 13", "Table 14", "Table 11", "ICC(2,1)"):
         assert title in text
     markdown = A.report(res, tmp_path)
-    for name in ("accuracy", "bias_gap", "dissociation", "confidence_distance", "reseeding"):
+    names = ("accuracy", "bias_gap", "bias_gap_null", "dissociation", "confidence_distance")
+    for name in (*names, "reseeding"):
         png = tmp_path / f"defeasible_{name}.png"
         assert png.exists() and png.stat().st_size > 5000, name
         assert f"]({png.name})" in markdown
     assert "### Decisions" in markdown and "nan" not in markdown.lower()
+    lead = markdown.index("### Confirmation bias beside its null")
+    assert lead < markdown.index("### Paper metrics")  # the section leads with the excess
+    assert markdown.index("bias_gap_null.png") < markdown.index("### Paper metrics")
 
 
 def test_report_says_why_a_figure_is_missing(tmp_path: Path) -> None:

@@ -1,0 +1,98 @@
+"""Every bias metric beside its permutation null, proved with the reference agents: the biased
+agent is detected, memoryless ones are not (a small version of ``bench/bench_bias_nulls.py``)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from biaslab.stats.permutation import NULL_SUFFIXES
+from biaslab.suites.defeasible import analysis as A
+from biaslab.suites.defeasible.config import resolve_config
+from biaslab.suites.defeasible.generate import generate
+from biaslab.suites.defeasible.inprocess import agent_frame
+
+MEMORYLESS = ("last-polarity", "negation", "random")
+STICKY = "sticky?p=0.9"
+BIAS_METRICS = (
+    "bias_gap",
+    "bias_gap_defeat",
+    "bias_gap_withhold",
+    "odds_ratio",
+    "anchoring_rate",
+    "c3_override_rate",
+    "c3inh_override_rate",
+    "know_but_dont_output",
+)
+
+
+@cache
+def results(seed: int, difficulty: str = "easy") -> A.DefeasibleResults:
+    items = generate(resolve_config(difficulty, {}), seed, 40)
+    frame = agent_frame(items, [*MEMORYLESS, STICKY, "oracle"], seed=seed)
+    return A.analyze(frame, n_boot=100, n_perm=1000)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_memoryless_agents_are_not_confirmation_biased(seed: int) -> None:
+    """last-polarity and negation answer from the update alone: their BiasGap is exactly their
+    null (p = 1) even where the raw BiasGap is large; random is not significant either."""
+    for agent in MEMORYLESS:
+        for topology in ("default", "linear", "tree"):
+            cell = results(seed).models[f"biaslab/{agent}"][topology]
+            assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p >= 0.05, (
+                agent,
+                topology,
+            )
+            if agent != "random":
+                assert cell.bias_gap_excess == pytest.approx(0.0, abs=1e-9)
+                assert cell.bias_gap_null_p == 1.0
+    raw = results(seed).models["biaslab/last-polarity"]["default"].bias_gap
+    assert raw is not None and raw > 0.3  # the raw gap alone would call it biased
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sticky_agent_is_detected_on_default_and_linear(seed: int) -> None:
+    for topology in ("default", "linear"):
+        cell = results(seed).models[f"biaslab/{STICKY}"][topology]
+        assert cell.bias_gap_excess is not None and cell.bias_gap_excess > 0.3, topology
+        assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p < 0.002, topology
+        assert cell.bias_gap_null_hi is not None and cell.bias_gap is not None
+        assert cell.bias_gap > cell.bias_gap_null_hi
+        assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0
+
+
+def test_every_bias_metric_carries_its_null_fields() -> None:
+    cell = results(1).models[f"biaslab/{STICKY}"]["default"]
+    dumped = cell.model_dump()
+    for metric in BIAS_METRICS:
+        for suffix in NULL_SUFFIXES:
+            key = metric + suffix
+            assert key in dumped, key
+            assert dumped[key] is not None or key in cell.undefined, key
+    assert "nulls" in results(1).decisions and "gold BEFORE" in results(1).decisions["nulls"]
+
+
+def test_oracle_sits_on_its_null() -> None:
+    for topology, cell in results(1).models["biaslab/oracle"].items():
+        assert cell.bias_gap_excess in (0.0, None), topology
+        assert cell.bias_gap_null_p in (1.0, None), topology
+
+
+@cache
+def calibrated(seed: int) -> A.DefeasibleResults:
+    items = generate(resolve_config("hard", {"topology": "tree"}), seed, 30)
+    return A.analyze(agent_frame(items, ["calibrated"], seed=seed), n_boot=100, n_perm=1000)
+
+
+def test_confidence_that_tracks_distance_is_not_structural_blindness() -> None:
+    """The calibrated agent is always right and its confidence only follows distance: its signal
+    ratio sits within its null (exchanged within distance), while its confidence slope is far
+    outside the null that exchanges confidences across distances."""
+    cell = calibrated(3).confidence["biaslab/calibrated"]["tree"]["hard"]
+    assert cell.signal_ratio is not None and cell.signal_ratio_null_p is not None
+    assert cell.signal_ratio_null_p >= 0.05
+    assert cell.confidence_slope is not None and cell.confidence_slope < 0
+    assert cell.confidence_slope_null_p is not None and cell.confidence_slope_null_p < 0.01
+    assert cell.spearman_on_path_null_p is not None and cell.spearman_on_path_null_p < 0.01
