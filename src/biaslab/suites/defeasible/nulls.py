@@ -18,7 +18,7 @@ factor, since a stratum holding it fixed would make their null equal the observe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -80,6 +80,8 @@ class BiasRows:
     final: np.ndarray  # (sections,) row index of its last entailment turn
     answers: np.ndarray  # (n, 2): entailment and effect answer codes
     strata: np.ndarray
+    #: update turns the per-turn metrics exchange answers among (see :func:`bias_nulls`)
+    comparable: np.ndarray
 
     @classmethod
     def of(cls, ent: pd.DataFrame) -> BiasRows:
@@ -113,6 +115,32 @@ class BiasRows:
             final=np.array([final[s] for s in flipping], dtype=np.intp),
             answers=answers,
             strata=strata(rows, BIAS_STRATA),
+            comparable=(
+                (rows["kind"] == "entailment")
+                & ((rows["prior"] == rows["gold_before"]) | rows["condition"].isin(["C1", "C2"]))
+            ).to_numpy(bool),
+        )
+
+    def subset(self, keep: np.ndarray) -> BiasRows:
+        """The rows in ``keep`` (per-turn metrics only: no sections for anchoring)."""
+        none = np.zeros(0, dtype=np.intp)
+        return replace(
+            self,
+            **{
+                name: getattr(self, name)[keep]
+                for name in (
+                    "gold",
+                    "effect_gold",
+                    "condition",
+                    "transition",
+                    "effect_asked",
+                    "answers",
+                    "strata",
+                    "comparable",
+                )
+            },
+            opening=none,
+            final=none,
         )
 
     def mask(self, condition: str, transition: str | None = None) -> np.ndarray:
@@ -178,22 +206,48 @@ class BiasRows:
         }
 
 
+#: the rows each per-turn metric is computed on
+METRIC_ROWS: Mapping[str, Callable[[BiasRows], np.ndarray]] = {
+    "bias_gap": lambda r: r.mask("C1") | r.mask("C2"),
+    "bias_gap_defeat": lambda r: r.mask("C1") | r.mask("C2", "yes->no"),
+    "bias_gap_withhold": lambda r: r.mask("C1") | r.mask("C2", "yes->unknown"),
+    "odds_ratio": lambda r: r.mask("C1") | r.mask("C2"),
+    "c3_override_rate": lambda r: r.mask("C3") & r.effect_asked,
+    "c3inh_override_rate": lambda r: r.mask("C3inh"),
+    "know_but_dont_output": lambda r: r.mask("C2") & r.effect_asked,
+}
+
+
 def bias_nulls(
     ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_perm: int = N_PERM
 ) -> dict[str, stats.PermutationNullResult]:
-    """The permutation null of every confirmation-bias metric of one cell."""
-    rows = BiasRows.of(ent)
-    return {
-        name: stats.permutation_null(
+    """The permutation null of every confirmation-bias metric of one cell.
+
+    Per-turn metrics exchange answers among the *comparable* update turns of each stratum: every
+    C1 and C2 turn, and the other update turns whose prior (the model's own previous answer)
+    equals the gold before the update. Turns entered with an already wrong prior (C0 "prior
+    already wrong") carry the model's earlier error, not the current update's difficulty: for a
+    memoryless answerer they are as exchangeable as any (so leaving them out keeps the null
+    valid), but for an agent that clings to its belief they repeat the bias itself and would hide
+    it. Only strata that hold a turn the metric counts are permuted (the others cannot move it).
+    Anchoring, a per-section metric, exchanges every entailment turn (openings included).
+    """
+    full = BiasRows.of(ent)
+    found = {}
+    for name in (*METRIC_ROWS, "anchoring_rate"):
+        rows = full
+        if name in METRIC_ROWS:
+            keep = full.comparable & np.isin(full.strata, full.strata[METRIC_ROWS[name](full)])
+            rows = full.subset(keep)
+        found[name] = stats.permutation_null(
             rows.answers,
             rows.strata,
-            metric,
+            rows.metrics()[name],
             seed=seed_sequence(seed, "null", name, *key),
             n_perm=n_perm,
             name=name,
         )
-        for name, metric in rows.metrics().items()
-    }
+    return found
 
 
 # ------------------------------------------------------------------------------------ confidence
