@@ -38,13 +38,15 @@ FIELDS = (
 )
 
 
-def run(seeds: list[int], n: int, n_perm: int, n_boot: int) -> list[dict[str, Any]]:
+def run(
+    seeds: list[int], n: int, n_perm: int, n_boot: int, agents: tuple[str, ...] = AGENTS
+) -> list[dict[str, Any]]:
     rows = []
     for difficulty in ("easy", "hard"):
         config = resolve_config(difficulty, {})
         for seed in seeds:
             start = time.perf_counter()
-            frame = agent_frame(generate(config, seed, n), AGENTS, seed=seed)
+            frame = agent_frame(generate(config, seed, n), agents, seed=seed)
             results = analyze(frame, n_boot=n_boot, n_perm=n_perm)
             for model, cells in results.models.items():
                 for topology, cell in cells.items():
@@ -127,10 +129,11 @@ def main() -> None:
     parser.add_argument("--n-perm", type=int, default=2000)
     parser.add_argument("--n-boot", type=int, default=200)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--agents", default=",".join(AGENTS), help="comma-separated agent specs")
     args = parser.parse_args()
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     start = time.perf_counter()
-    rows = run(seeds, args.n, args.n_perm, args.n_boot)
+    rows = run(seeds, args.n, args.n_perm, args.n_boot, tuple(args.agents.split(",")))
     print(f"\n{len(seeds)} seeds x easy/hard, n = {args.n}: {time.perf_counter() - start:.0f} s\n")
     print(tables(rows))
     if args.out is not None:

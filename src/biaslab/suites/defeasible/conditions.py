@@ -50,11 +50,14 @@ REQUIRED_COLUMNS = (
     "parsed",
     "correct",
 )
-#: what identifies one conversation (the bootstrap and mixed-model cluster): never Inspect's run id
-CONVERSATION_KEY = ("model", "roles", "run_key", "item_id", "epoch")
+#: what identifies one conversation (the bootstrap and mixed-model cluster), in the order rows are
+#: sorted by: never Inspect's run id; run_key (a hash) last, so it only separates runs that agree
+#: on everything before it (e.g. two configs with the same seed)
+CONVERSATION_KEY = ("model", "roles", "seed", "item_id", "epoch", "run_key")
 #: optional tidy-frame columns (Turn.meta / Item.meta); missing ones are read as all-None
 OPTIONAL_COLUMNS = (
     "roles",
+    "seed",
     "epoch",
     "section",
     "update_index",
@@ -120,6 +123,7 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     df["item_question_order"] = df["item_question_order"].fillna(STANDARD)
     df["roles"] = ["" if _none_if_missing(r) is None else str(r) for r in df["roles"]]
     df["epoch"] = pd.to_numeric(df["epoch"], errors="coerce").fillna(1).astype(int)
+    df["seed"] = pd.to_numeric(df["seed"], errors="coerce").fillna(-1).astype(int)
     df["conversation"] = [
         "|".join(str(part) for part in key)
         for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)

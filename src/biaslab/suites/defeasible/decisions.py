@@ -105,8 +105,8 @@ DECISIONS: dict[str, str] = {
     "are always off-path: the generator flags a distractor about an ancestor class on-path "
     "because the class is, though the attribute cannot bear on the hypothesis.",
     "clusters": "a conversation (the bootstrap, permutation and mixed-model cluster) is one "
-    "(model, roles, run_key, item id, epoch); run_key is the stable hash of what determines a "
-    "run's answers, never Inspect's random run id. Rows are ordered by that identity and the turn "
+    "(model, roles, seed, item id, epoch, run_key); run_key is the stable hash of what determines "
+    "a run's answers, never Inspect's random run id. Rows are ordered by that identity and the turn "
     "index before anything is computed, so the results depend only on the answers, never on the "
     "order of the frame's rows or of the logs.",
     "nulls": "every bias metric X is reported beside a stratified permutation null (X_null = "
@@ -121,8 +121,14 @@ DECISIONS: dict[str, str] = {
     "conversation it is the prior itself, so conditioning on it would remove the contrast "
     "BiasGap measures. Distance was coarsened away: with 40 conversations per cell, strata "
     "split by distance leave too few non-revision turns beside the revisions (a p=0.9 sticky "
-    "agent's default-reasoning excess fell from ~0.4 to ~0.2). Headline numbers are the excess "
-    "and its p (one-sided, greater: the direction of a bias); the raw value stays beside it.",
+    "agent's default-reasoning excess fell from ~0.4 to ~0.2). Per-turn metrics exchange "
+    "answers among comparable update turns only: every C1 and C2 turn plus the turns whose "
+    "prior equals the gold before the update; turns entered with an already wrong prior carry "
+    "the model's earlier error (for an agent that clings to a belief, the bias itself), and a "
+    "memoryless answerer's answers there are exchangeable anyway, so leaving them out keeps "
+    "the null valid. Anchoring (per section) exchanges every entailment turn. Headline numbers "
+    "are the excess and its p (one-sided, greater: the direction of a bias); the raw value "
+    "stays beside it.",
     "null strata per metric": "BiasGap (pooled, defeat, withhold), odds ratio, anchoring, "
     f"C3/C3inh override, know-but-don't-output: {', '.join(BIAS_STRATA)}. Signal ratio "
     f"(on- vs off-path): {', '.join(SIGNAL_STRATA)} (path left out: it is what the ratio "
