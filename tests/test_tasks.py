@@ -10,7 +10,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from biaslab.answers import format_instruction
 from biaslab.frames import frame_at
 from biaslab.schema import Item, Turn
-from biaslab.tasks import build_task
+from biaslab.tasks import TaskSettings, build_task
 
 YN = ("yes", "no")
 
@@ -41,7 +41,7 @@ def toy_item(index: int, golds: tuple[str, ...]) -> Item:
 
 
 def run_toy(tmp_path: Path, outputs: object, items: list[Item]) -> Path:
-    task = build_task("toy", items, config={"n": len(items)}, seed=0)
+    task = build_task(items, TaskSettings(suite="toy", config={"n": len(items)}, seed=0))
     model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
     [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none")
     assert log.location
@@ -87,7 +87,9 @@ def test_a_failing_model_keeps_the_answers_already_given(tmp_path: Path) -> None
             raise RuntimeError("server went away")
         return out("Answer: yes")
 
-    task = build_task("toy", [toy_item(0, ("yes", "no", "yes"))], config={}, seed=0)
+    task = build_task(
+        [toy_item(0, ("yes", "no", "yes"))], TaskSettings(suite="toy", config={}, seed=0)
+    )
     model = get_model("mockllm/model", custom_outputs=reply, memoize=False)
     [log] = inspect_eval(
         task, model=model, log_dir=str(tmp_path), display="none", fail_on_error=False

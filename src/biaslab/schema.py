@@ -1,9 +1,10 @@
 """Records written to disk. Every file carries ``schema_version`` so old files fail loudly, not subtly.
 
 An :class:`Item` is one sample of an evaluation: a (possibly multi-turn) conversation in which every
-:class:`Turn` is a user message that expects one constrained answer with a formally computed gold label.
-Single-turn suites simply have one turn. Suite-specific facts live in ``meta`` dictionaries so the shared
-layer never needs to know a suite's internals.
+:class:`Turn` is a user message that expects one answer with a formally computed gold. A turn either
+allows a fixed set of labels (read by the shared parser) or is open-ended and names the suite parser
+that reads it. Single-turn suites simply have one turn. Suite-specific facts live in ``meta``
+dictionaries so the shared layer never needs to know a suite's internals.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
 from biaslab.errors import BiaslabError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: versions this biaslab reads (1 had no open-ended turns: every file of version 1 is valid 2)
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 class Record(BaseModel):
@@ -32,9 +35,22 @@ class Turn(Record):
     index: int = Field(ge=0)
     prompt: str
     kind: str = Field(description="question kind, e.g. 'entailment' or 'effect'")
-    labels: tuple[str, ...] = Field(description="the answer labels the question allows")
+    labels: tuple[str, ...] | None = Field(
+        default=None, description="the answer labels the question allows (None: open-ended)"
+    )
+    parser: str | None = Field(
+        default=None, description="the suite parser that reads an open-ended answer"
+    )
     gold: str
     meta: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _labels_or_parser(self) -> Turn:
+        if (self.labels is None) == (self.parser is None):
+            raise ValueError(
+                "a turn has either labels or a parser (open-ended), not both or neither"
+            )
+        return self
 
 
 class Item(Record):
@@ -104,11 +120,12 @@ def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:
         except json.JSONDecodeError as exc:
             raise BiaslabError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
         version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_SCHEMA_VERSIONS:
             raise BiaslabError(
                 f"{path}:{number}: schema_version {version!r} is not supported "
-                f"(this biaslab reads version {SCHEMA_VERSION})"
+                f"(this biaslab reads versions {', '.join(map(str, READABLE_SCHEMA_VERSIONS))})"
             )
+        data["schema_version"] = SCHEMA_VERSION
         try:
             yield Item.model_validate(data)
         except ValidationError as exc:

@@ -1,30 +1,73 @@
-"""One Inspect task shape for every suite: ask each turn of an item in order, keep the model's own
-answers in the history, parse every reply, score every turn.
+"""The default task shape, the label conversation: ask each turn of an item in order, keep the
+model's own answers in the history, read every reply, score every turn.
 
-Per-turn records (parsed answer, gold, correctness, label probabilities) are written to the sample
-store as they arrive and copied into the score's metadata, so a conversation cut short by an error
-keeps what it had already answered.
+A turn with labels is read by the shared parser (:mod:`biaslab.answers`); an open-ended turn names a
+parser its suite registers (``Suite.parsers``). Each answer's typed record
+(:mod:`biaslab.records`) goes to the sample store as it arrives, so a conversation cut short by an
+error keeps what it had already answered. Suites whose answers need another shape (several calls
+per turn, a judge) build their own task (``Suite.task``) from the same pieces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai import Task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Logprobs
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from biaslab.answers import label_probabilities, parse_answer
+from biaslab.errors import BiaslabError
+from biaslab.records import (
+    AnswerRecord,
+    OpenAnswerRecord,
+    TurnRecord,
+    append_record,
+    stored_records,
+)
 from biaslab.schema import Item, Turn
 
-TURNS_KEY = "biaslab_turns"
 TOP_LOGPROBS = 5
 
 
+class TaskArgumentError(BiaslabError, PrerequisiteError):
+    """A bad task argument: one line under ``biaslab run`` (a BiaslabError) and under
+    ``inspect eval`` (Inspect prints a PrerequisiteError's message without a traceback)."""
+
+    def __init__(self, message: str) -> None:
+        BiaslabError.__init__(self, message)
+        self.message = f"biaslab: error: {message}"
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """What a suite's task builder is given besides the items (all recorded in the log)."""
+
+    suite: str
+    config: dict[str, Any]
+    seed: int
+    generator_version: str = ""
+    logprobs: bool = True
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def task_metadata(settings: TaskSettings) -> dict[str, Any]:
+    """The task metadata every biaslab log carries (what :mod:`biaslab.identity` reads)."""
+    return {
+        "biaslab_suite": settings.suite,
+        "biaslab_seed": settings.seed,
+        "biaslab_config": settings.config,
+        "biaslab_generator_version": settings.generator_version,
+    }
+
+
 def item_sample(item: Item) -> Sample:
+    """An item as an Inspect sample: the opening messages; the item itself in metadata."""
     messages: list[ChatMessage] = []
     if item.system:
         messages.append(ChatMessageSystem(content=item.system))
@@ -35,6 +78,10 @@ def item_sample(item: Item) -> Sample:
         target=item.turns[-1].gold,
         metadata={"item": item.model_dump(mode="json")},
     )
+
+
+def item_dataset(suite: str, items: Sequence[Item]) -> MemoryDataset:
+    return MemoryDataset([item_sample(item) for item in items], name=suite)
 
 
 def _alternatives(logprobs: Logprobs | None) -> list[dict[str, float]]:
@@ -48,19 +95,44 @@ def _alternatives(logprobs: Logprobs | None) -> list[dict[str, float]]:
     return alternatives
 
 
-def turn_record(turn: Turn, completion: str, logprobs: Logprobs | None) -> dict[str, Any]:
-    """What the analysis needs of one answered turn."""
-    predicted = parse_answer(completion, turn.labels)
-    return {
-        "index": turn.index,
-        "kind": turn.kind,
-        "gold": turn.gold,
-        "predicted": predicted,
-        "parsed": predicted is not None,
-        "correct": predicted == turn.gold,
-        "label_probs": label_probabilities(_alternatives(logprobs), turn.labels),
-        "completion": completion,
-    }
+def turn_record(turn: Turn, completion: str, logprobs: Logprobs | None) -> TurnRecord:
+    """What the analysis needs of one answered label turn."""
+    labels = turn.labels or ()
+    predicted = parse_answer(completion, labels)
+    return TurnRecord(
+        turn=turn.index,
+        kind=turn.kind,
+        gold=turn.gold,
+        predicted=predicted,
+        parsed=predicted is not None,
+        correct=predicted == turn.gold,
+        label_probs=label_probabilities(_alternatives(logprobs), labels),
+        completion=completion,
+    )
+
+
+def open_record(turn: Turn, item: Item, completion: str) -> AnswerRecord:
+    """An open-ended turn read by its suite's parser; a parser that fails is recorded, not fatal."""
+    from biaslab.suites.registry import get_suite
+
+    parser = get_suite(item.suite).parsers.get(turn.parser or "")
+    if parser is None:
+        why = f"suite {item.suite!r} has no parser {turn.parser!r}"
+    else:
+        try:
+            return parser(turn, item, completion)
+        except Exception as exc:  # a parser bug must not lose the answer or the sample
+            why = f"parser {turn.parser!r} failed: {type(exc).__name__}: {exc}"
+    return OpenAnswerRecord(
+        turn=turn.index,
+        kind=turn.kind,
+        gold=turn.gold,
+        predicted=None,
+        parsed=False,
+        correct=False,
+        completion=completion,
+        details={"parser_error": why},
+    )
 
 
 @solver
@@ -69,62 +141,49 @@ def conversation_solver(logprobs: bool = True) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         item = Item.model_validate(state.metadata["item"])
-        records: list[dict[str, Any]] = state.store.get(TURNS_KEY, [])
         for turn in item.turns:
             if turn.index > 0:
                 state.messages.append(ChatMessageUser(content=turn.prompt))
-            if logprobs:
+            if logprobs and turn.labels is not None:
                 state = await generate(state, logprobs=True, top_logprobs=TOP_LOGPROBS)
             else:
                 state = await generate(state)
-            choice = state.output.choices[0] if state.output.choices else None
-            records.append(
-                turn_record(turn, state.output.completion, choice.logprobs if choice else None)
-            )
-            state.store.set(TURNS_KEY, records)
+            completion = state.output.completion
+            if turn.labels is None:
+                append_record(state.store, open_record(turn, item, completion))
+            else:
+                choice = state.output.choices[0] if state.output.choices else None
+                logs = choice.logprobs if choice else None
+                append_record(state.store, turn_record(turn, completion, logs))
         return state
 
     return solve
 
 
 @scorer(metrics={"accuracy": [mean(), stderr()], "unparsed": [mean()]})
-def turns_scorer() -> Scorer:
-    """Accuracy over the item's turns (unparsed counts as wrong and is also reported)."""
+def answers_scorer() -> Scorer:
+    """Accuracy over the item's recorded answers (unparsed counts as wrong and is also reported)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        records: list[dict[str, Any]] = state.store.get(TURNS_KEY, [])
+        records = [r for r in stored_records(state.store) if "correct" in r]
         n = max(len(records), 1)
         return Score(
             value={
-                "accuracy": sum(r["correct"] for r in records) / n,
-                "unparsed": sum(not r["parsed"] for r in records) / n,
+                "accuracy": sum(bool(r["correct"]) for r in records) / n,
+                "unparsed": sum(not r.get("parsed", False) for r in records) / n,
             },
-            answer=" | ".join(str(r["predicted"]) for r in records),
-            metadata={"turns": records},
+            answer=" | ".join(str(r.get("predicted")) for r in records),
         )
 
     return score
 
 
-def build_task(
-    suite: str,
-    items: Sequence[Item],
-    *,
-    config: dict[str, Any],
-    seed: int,
-    logprobs: bool = True,
-    generator_version: str = "",
-) -> Task:
-    """The Inspect task for a list of generated items."""
+def build_task(items: Sequence[Item], settings: TaskSettings) -> Task:
+    """The label-conversation task for a list of generated items."""
     return Task(
-        name=suite,
-        dataset=MemoryDataset([item_sample(item) for item in items], name=suite),
-        solver=conversation_solver(logprobs=logprobs),
-        scorer=turns_scorer(),
-        metadata={
-            "biaslab_suite": suite,
-            "biaslab_seed": seed,
-            "biaslab_config": config,
-            "biaslab_generator_version": generator_version,
-        },
+        name=settings.suite,
+        dataset=item_dataset(settings.suite, items),
+        solver=conversation_solver(logprobs=settings.logprobs),
+        scorer=answers_scorer(),
+        metadata=task_metadata(settings),
     )

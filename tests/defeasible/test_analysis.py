@@ -673,13 +673,13 @@ def test_tables_and_report_render_every_section(tmp_path: Path) -> None:
     markdown = A.report(res, tmp_path)
     names = ("accuracy", "bias_gap", "bias_gap_null", "dissociation", "confidence_distance")
     for name in (*names, "reseeding"):
-        png = tmp_path / f"defeasible_{name}.png"
+        png = tmp_path / f"defeasible_{name}.svg"
         assert png.exists() and png.stat().st_size > 5000, name
         assert f"]({png.name})" in markdown
     assert "### Decisions" in markdown and "nan" not in markdown.lower()
     lead = markdown.index("### Confirmation bias beside its null")
     assert lead < markdown.index("### Paper metrics")  # the section leads with the excess
-    assert markdown.index("bias_gap_null.png") < markdown.index("### Paper metrics")
+    assert markdown.index("bias_gap_null.svg") < markdown.index("### Paper metrics")
 
 
 def test_report_says_why_a_figure_is_missing(tmp_path: Path) -> None:
@@ -688,7 +688,7 @@ def test_report_says_why_a_figure_is_missing(tmp_path: Path) -> None:
     assert "No confidence-vs-distance figure: no label probabilities" in markdown
     assert "No reseeding boxplots" in markdown and "No dissociation figure" in markdown
     assert "No BiasGap/odds-ratio figure" in markdown
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["defeasible_accuracy.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["defeasible_accuracy.svg"]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ PLUGIN_MODULES: list[str] = [
     "biaslab.suites.defeasible.reasoner",
     "biaslab.suites.defeasible.calibrated",
     "biaslab.suites.tokenbias.reasoner",
+    "biaslab.suites.entrenchment.reasoner",
 ]
 
 
@@ -98,6 +99,9 @@ class Reasoner(Protocol):
         """This conversation's previous answer to the same kind of question in the same section
         (None at a section start or for single-turn suites): what biased agents anchor on."""
         ...
+
+    # Optional: ``open_reply(request, agent) -> str | None`` answers an open-ended question (no
+    # label set) the way ``agent`` (by its name and parameters) would; None = no answer.
 
 
 _REASONERS: list[Reasoner] = []
@@ -199,9 +203,15 @@ class Agent(ABC):
         return next(label for label in request.labels if distribution.get(label, 0.0) == best)
 
     def respond(self, request: Request) -> tuple[str, Distribution | None]:
-        """The reply text and label distribution; a question without a label set gets a refusal
-        (which the task records as unparsed)."""
+        """The reply text and label distribution. An open-ended question (no label set) is answered
+        by the suite's reasoner when it knows how this agent answers it (``open_reply``), else
+        refused (which the task records as unparsed)."""
         if not request.labels:
+            reasoner = reasoner_for(request)
+            open_reply = getattr(reasoner, "open_reply", None)
+            text = open_reply(request, self) if open_reply is not None else None
+            if text is not None:
+                return text, None
             return "I cannot tell which answers this question allows.", None
         reasoner = reasoner_for(request)
         distribution = self.distribution(request, reasoner)

@@ -25,6 +25,7 @@ Modules, by the kind of question they answer: :mod:`~biaslab.stats.paired` (McNe
 :mod:`~biaslab.stats.multiple` (Holm, BH), :mod:`~biaslab.stats.bootstrap` (cluster bootstraps),
 :mod:`~biaslab.stats.agreement` (ICC, Kruskal-Wallis, CV), :mod:`~biaslab.stats.correlation`
 (correlations, Brier, proportions), :mod:`~biaslab.stats.regression` (slopes),
+:mod:`~biaslab.stats.martingale` (the Martingale score: CR1, IV, binned test, MDE),
 :mod:`~biaslab.stats.permutation` (stratified permutation nulls) and
 :mod:`~biaslab.stats.results` (the typed results). Import from ``biaslab.stats``.
 """
@@ -33,6 +34,16 @@ from biaslab.stats._inputs import Seed
 from biaslab.stats.agreement import coefficient_of_variation, icc_2_1, kruskal
 from biaslab.stats.bootstrap import bootstrap_mean, bootstrap_mean_diff, odds_ratio
 from biaslab.stats.correlation import brier, pearson, spearman, two_proportion_ztest
+from biaslab.stats.martingale import (
+    BinnedMeans,
+    FitLine,
+    MartingaleResult,
+    binned_means,
+    fit_line,
+    martingale_iv,
+    martingale_score,
+    minimum_detectable_effect,
+)
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
 from biaslab.stats.permutation import (
@@ -60,11 +71,14 @@ from biaslab.stats.results import (
 
 __all__ = [
     "AdjustedPValues",
+    "BinnedMeans",
     "BootstrapResult",
     "CVResult",
     "CorrelationResult",
+    "FitLine",
     "ICCResult",
     "KruskalResult",
+    "MartingaleResult",
     "McNemarResult",
     "MeanDiffResult",
     "OddsRatioResult",
@@ -75,15 +89,20 @@ __all__ = [
     "SlopeResult",
     "StatResult",
     "adjust_pvalues",
+    "binned_means",
     "bootstrap_mean",
     "bootstrap_mean_diff",
     "brier",
     "coefficient_of_variation",
+    "fit_line",
     "icc_2_1",
     "kruskal",
+    "martingale_iv",
+    "martingale_score",
     "mcnemar",
     "mcnemar_one_sided",
     "mcnemar_paired",
+    "minimum_detectable_effect",
     "mixed_slope",
     "null_fields",
     "odds_ratio",

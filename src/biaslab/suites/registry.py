@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,10 @@ from biaslab.schema import Item
 
 if TYPE_CHECKING:
     import pandas as pd
+    from inspect_ai import Task
+
+    from biaslab.records import AnswerParser
+    from biaslab.tasks import TaskSettings
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,20 @@ class Suite:
     read_answers: Callable[[Path], pd.DataFrame] | None = None
     #: extra lines for ``biaslab suites`` (e.g. how many distinct items each pool can supply)
     describe: Callable[[], list[str]] | None = None
+    #: (items, settings) -> Inspect Task, for suites whose answers need their own solver/scorer;
+    #: None = the shared label conversation (:func:`biaslab.tasks.build_task`)
+    task: Callable[[Sequence[Item], TaskSettings], Task] | None = None
+    #: model roles the task needs besides the model under test, e.g. ("judge",)
+    roles: tuple[str, ...] = ()
+    #: parser name -> reader of an open-ended turn's answer (``Turn.parser``)
+    parsers: Mapping[str, AnswerParser] = field(default_factory=dict)
 
 
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
 SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
+    "entrenchment": "biaslab.suites.entrenchment.suite",
 }
 
 

@@ -6,9 +6,9 @@ agents are deterministic functions of the messages (:class:`~biaslab.agents.base
 same answers come from calling the agent directly with the messages the label conversation would
 send: the system prompt, each turn's prompt, and the agent's own earlier replies (``Answer: <label>``,
 as the Inspect provider returns them). Records are built by the task's own :func:`turn_record` from
-the provider's own :func:`answer_logprobs`, and rows are laid out as :func:`biaslab.frames.answer_rows`
-lays them out. ``tests/defeasible/test_inprocess.py`` checks that the frame equals the one read
-from Inspect logs of the same run, answer for answer.
+the provider's own :func:`answer_logprobs`, and rows are laid out as
+:func:`biaslab.frames.answer_rows` lays them out. ``tests/defeasible/test_inprocess.py`` checks
+that the frame equals the one read from Inspect logs of the same run, answer for answer.
 """
 
 from __future__ import annotations
@@ -51,15 +51,12 @@ def conversation_rows(item: Item, spec: str, run_key: str, seed: int) -> list[di
         logprobs = None
         if distribution is not None:
             logprobs = answer_logprobs(text.removeprefix("Answer: "), distribution, TOP_LOGPROBS)
-        record = turn_record(turn, text, logprobs)
-        record.pop("completion")
-        record["turn"] = record.pop("index")
+        record = turn_record(turn, text, logprobs).model_dump(mode="json")
         messages.append(Message("assistant", text))
         rows.append(
             {
                 **identity,
-                "record": "turn",
-                **record,
+                **{k: v for k, v in record.items() if k not in identity},
                 "sample_error": None,
                 **item_meta,
                 **_flat("", dict(turn.meta)),
