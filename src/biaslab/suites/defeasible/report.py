@@ -269,9 +269,9 @@ def _all_tables(results: DefeasibleResults) -> list[Table]:
     bias_title, bias_cols = _BIAS_SPEC
     bias: Spec = (f"{bias_title}; Holm over {results.holm_family_size} cells", bias_cols)
     found = [
-        _table(mtd, _ACCURACY_SPEC, _difficulty_cells(results)),
         _table(mt, _NULL_GAP_SPEC, _cells(results)),
         _table(mt, _NULL_OTHER_SPEC, _cells(results)),
+        _table(mtd, _ACCURACY_SPEC, _difficulty_cells(results)),
         _table(mt, bias, _cells(results)),
         _table(mt, _CONDITION_SPEC, _cells(results)),
         _table(mt, _ANCHOR_SPEC, _cells(results)),
@@ -517,6 +517,9 @@ def _c0_section(results: DefeasibleResults) -> list[str]:
 
 
 _INTRO = (
+    "The confirmation-bias metrics lead, each beside its null: what a memoryless answerer with "
+    "the model's own accuracy profile would get (grey bands in the figures); `excess` = observed "
+    "minus the null mean, `p` = the permutation p-value. "
     "Entailment accuracy covers the initial and update questions (gold from the skeptical "
     "inheritance resolver); effect accuracy covers the strengthen/weaken/no-effect questions. "
     "`majority` is the accuracy of always giving the most frequent gold entailment answer. "
