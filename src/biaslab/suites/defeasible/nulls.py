@@ -308,12 +308,13 @@ def distance_nulls(
     rank_x = rank_x - rank_x.mean()
     norm_x = float(np.sqrt((rank_x**2).sum()))
 
-    def spearman(perm: np.ndarray) -> np.ndarray:
-        ranks = _rank(perm)
-        ranks = ranks - ranks.mean(axis=-1, keepdims=True)
-        norm = np.sqrt((ranks**2).sum(-1)) * norm_x
+    def spearman(ranks: np.ndarray) -> np.ndarray:
+        # permuting values permutes their ranks: the permuted confidences' ranks are the
+        # permuted ranks, so ranking is done once and rho is a Pearson correlation of ranks
+        centred_ranks = ranks - ranks.mean(axis=-1, keepdims=True)
+        norm = np.sqrt((centred_ranks**2).sum(-1)) * norm_x
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(norm > 0, (ranks @ rank_x) / norm, np.nan)
+            return np.where(norm > 0, (centred_ranks @ rank_x) / norm, np.nan)
 
     def slope(perm: np.ndarray) -> np.ndarray:
         # Δgold_conf = gold_conf - the section's opening confidence, a constant within the
@@ -323,10 +324,14 @@ def distance_nulls(
         return (perm @ centred) / spread
 
     codes_ = strata(rows, SLOPE_STRATA)
-    metrics: Mapping[str, Metric] = {"spearman_on_path": spearman, "confidence_slope": slope}
+    confidence = rows["gold_conf"].to_numpy(float)
+    metrics: Mapping[str, tuple[np.ndarray, Metric]] = {
+        "spearman_on_path": (_rank(confidence), spearman),
+        "confidence_slope": (confidence, slope),
+    }
     return {
         name: stats.permutation_null(
-            rows["gold_conf"].to_numpy(float),
+            values,
             codes_,
             metric,
             seed=seed_sequence(seed, "null", name, *key),
@@ -334,7 +339,7 @@ def distance_nulls(
             alternative="two-sided",
             name=name,
         )
-        for name, metric in metrics.items()
+        for name, (values, metric) in metrics.items()
     }
 
 
