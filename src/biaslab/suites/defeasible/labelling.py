@@ -4,6 +4,7 @@ make sure the sections revise (:func:`ensure_revisions`)."""
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -147,30 +148,61 @@ def on_path(network: Network, subject: str, prop: str, link: Link) -> bool:
     return link.dst in backward
 
 
+@dataclass
+class _Replay:
+    """Labelling state between sections (what a section's labels depend on)."""
+
+    premises: Premises
+    structure: StructureGraph
+    network: Network
+    events: list[Labelled]
+
+    def snapshot(self) -> _Replay:
+        return _Replay(
+            copy.deepcopy(self.premises),
+            copy.deepcopy(self.structure),
+            self.network,
+            list(self.events),
+        )
+
+
+def _label_section(state: _Replay, section: Section) -> None:
+    subject, prop = section.hypothesis.subject, section.hypothesis.prop
+    before = set(state.network.links)
+    for statement in section.pretext:
+        state.premises.add(statement)
+    state.network = state.premises.network
+    gold: str = resolve(state.network, subject, prop)
+    state.events.append(
+        Labelled(section.index, None, None, gold, *_delta(before, state.network.links))
+    )
+    for update in section.updates:
+        before = set(state.network.links)
+        state.premises.add(update.statement)
+        state.network = state.premises.network
+        state.events.append(
+            _label_update(section, update, gold, before, state.network, state.structure)
+        )
+        if isinstance(update.statement, KindOf):  # measured before it shortens anything
+            state.structure.add(update.statement.child, update.statement.parent)
+        gold = state.events[-1].gold
+
+
+def _replay(
+    plan: Plan, state: _Replay, start: int = 0, snapshots: list[_Replay] | None = None
+) -> tuple[list[Labelled], Network]:
+    for section in plan.sections[start:]:
+        if snapshots is not None:
+            snapshots.append(state.snapshot())
+        _label_section(state, section)
+    return state.events, state.network
+
+
 def label_plan(plan: Plan) -> tuple[list[Labelled], Network]:
     """Replay the plan through :class:`Premises` and label every event with :func:`resolve`;
     also return the final network."""
     premises = Premises()
-    structure = StructureGraph(plan.structure)
-    events: list[Labelled] = []
-    network = premises.network
-    for section in plan.sections:
-        subject, prop = section.hypothesis.subject, section.hypothesis.prop
-        before = set(network.links)
-        for statement in section.pretext:
-            premises.add(statement)
-        network = premises.network
-        gold: str = resolve(network, subject, prop)
-        events.append(Labelled(section.index, None, None, gold, *_delta(before, network.links)))
-        for update in section.updates:
-            before = set(network.links)
-            premises.add(update.statement)
-            network = premises.network
-            events.append(_label_update(section, update, gold, before, network, structure))
-            if isinstance(update.statement, KindOf):  # measured before it shortens anything
-                structure.add(update.statement.child, update.statement.parent)
-            gold = events[-1].gold
-    return events, network
+    return _replay(plan, _Replay(premises, StructureGraph(plan.structure), premises.network, []))
 
 
 def _constant(labelled: Sequence[Labelled], section: int) -> str | None:
@@ -183,12 +215,16 @@ def ensure_revisions(
     plan: Plan, rng: random.Random, cap: int | None = None
 ) -> tuple[list[Labelled], Network]:
     """Label the plan; give each section whose gold never changes one update that revises it
-    (the plan's decider; replacing an update or inserting one at a random place), then relabel.
-    A conversation of sections that never revise tests nothing about belief revision."""
-    labelled, network = label_plan(plan)
+    (the plan's decider; replacing an update or inserting one at a random place), then relabel
+    (from the first changed section on: what comes before it is unchanged). A conversation of
+    sections that never revise tests nothing about belief revision."""
+    premises = Premises()
+    state = _Replay(premises, StructureGraph(plan.structure), premises.network, [])
+    snapshots: list[_Replay] = []
+    labelled, network = _replay(plan, state, snapshots=snapshots if plan.decider else None)
     if plan.decider is None:
         return labelled, network
-    changed = False
+    first_changed: int | None = None
     for number, section in enumerate(plan.sections):
         gold = _constant(labelled, section.index)
         found = None if gold is None else plan.decider(section, gold)
@@ -201,8 +237,10 @@ def ensure_revisions(
         elif cap is None or len(updates) < cap:
             updates.insert(rng.randint(0, len(updates)), new)
         plan.sections[number] = replace(section, updates=tuple(updates))
-        changed = True
-    return label_plan(plan) if changed else (labelled, network)
+        first_changed = number if first_changed is None else first_changed
+    if first_changed is None:
+        return labelled, network
+    return _replay(plan, snapshots[first_changed], start=first_changed)
 
 
 def _label_update(
