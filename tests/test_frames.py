@@ -64,3 +64,8 @@ def test_rows_are_in_identity_order(logs: Path) -> None:
     firsts = list(dict.fromkeys(keys))
     assert firsts == sorted(firsts)
     assert set(frame["seed"]) == {1, 2}
+
+
+def test_a_log_url_reads_like_the_directory(logs: Path) -> None:
+    """Log locations Inspect reads through fsspec (s3://…, file://…) are read as directories."""
+    assert frames.frame_at(logs.as_uri()).equals(frames.frame_at(logs))

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from biaslab.card import BiasCard, build_card
 from biaslab.errors import BiaslabError
 from biaslab.frames import ProvenanceRow
 
@@ -29,6 +30,10 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
     source: str = ""
 
+    def card(self) -> BiasCard | None:
+        """The bias card across every suite analysed (None when no suite contributes)."""
+        return build_card(self.results)
+
 
 class ResultsDocument(BaseModel):
     """``results.json``: what the report shows, as data."""
@@ -40,15 +45,19 @@ class ResultsDocument(BaseModel):
     source: str
     provenance: list[ProvenanceRow]
     notes: list[str]
+    card: BiasCard | None = None
     suites: dict[str, dict[str, Any]]
 
 
-def analyse(path: Path, suite: str | None = None) -> Analysis:
-    """Analyse every biaslab log at ``path`` (or, with ``suite``, a file of answers in that
-    suite's documented format)."""
+def analyse(path: Path | str, suite: str | None = None) -> Analysis:
+    """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
+    reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
+    that suite's documented format."""
+    from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
 
-    if path.suffix in ANSWER_FILE_SUFFIXES:
+    if not is_url(path) and Path(path).suffix in ANSWER_FILE_SUFFIXES:
+        path = Path(path)
         if suite is None:
             raise BiaslabError(
                 f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE"
@@ -85,6 +94,7 @@ def document(analysis: Analysis) -> ResultsDocument:
         source=analysis.source,
         provenance=analysis.provenance,
         notes=analysis.notes,
+        card=analysis.card(),
         suites={name: r.model_dump(mode="json") for name, r in analysis.results.items()},
     )
 

@@ -28,6 +28,19 @@ def fail(message: str) -> NoReturn:
     raise BiaslabError(message)
 
 
+class LogLocation(click.ParamType):
+    """A local path (as a Path) or a log location Inspect reads through fsspec (kept as text:
+    ``s3://bucket/logs`` must not be normalised into a local path)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Path | str:
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        return text if "://" in text else Path(text)
+
+
 def one_line(text: str) -> str:
     """Collapse a multi-line library message (with rich markup) into one plain line."""
     text = re.sub(r"\[/?[a-z ]+\]", "", text)
@@ -293,7 +306,12 @@ def run_suite(
 @click.option("--model", "models", multiple=True, required=True, help="provider/name (repeatable).")
 @generation_options
 @click.option("--seeds", default=None, help="Run once per seed, e.g. 1-20 (reproducibility).")
-@click.option("--log-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_LOG_DIR))
+@click.option(
+    "--log-dir",
+    type=LogLocation(),
+    default=Path(DEFAULT_LOG_DIR),
+    help="Where logs go (run all also takes an Inspect log URL such as s3://bucket/grid).",
+)
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Run only the first N items."
 )
@@ -336,6 +354,12 @@ def run_suite(
     "stopped, reusing its finished samples.",
 )
 @click.option(
+    "--max-tasks",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With SUITE 'all': tasks of the eval set run at once (Inspect's default otherwise).",
+)
+@click.option(
     "--realtime/--no-realtime",
     default=None,
     help="Inspect's live sample buffer (live view in `inspect view`, recovery of samples after a "
@@ -349,7 +373,7 @@ def run(
     seed: int,
     params: tuple[str, ...],
     seeds: str | None,
-    log_dir: Path,
+    log_dir: Path | str,
     limit: int | None,
     max_connections: int | None,
     display: str | None,
@@ -360,10 +384,40 @@ def run(
     model_roles: tuple[str, ...],
     self_judge: bool,
     resume: bool,
+    max_tasks: int | None,
     realtime: bool | None,
 ) -> None:
-    """Run a suite as an Inspect eval and write Inspect logs."""
+    """Run a suite as an Inspect eval and write Inspect logs. SUITE 'all' runs every suite's
+    default preset for every model (and seed) as one Inspect eval set; -p SUITE.KEY=VALUE then sets
+    one suite's parameter."""
     parsed = parse_params(params)
+    if suite != "all" and not isinstance(log_dir, Path):
+        fail(
+            f"biaslab run {suite} writes to a local --log-dir; for {log_dir} use `biaslab run all` "
+            "or `inspect eval-set`"
+        )
+    if suite == "all":
+        run_all(
+            models=models,
+            seeds=parse_seeds(seeds) if seeds else [seed],
+            n=n,
+            params=parsed,
+            judge=judge,
+            self_judge=self_judge,
+            log_dir=log_dir,
+            options={
+                "max_tasks": max_tasks,
+                "max_connections": max_connections,
+                "display": display,
+                "max_tokens": max_tokens,
+                "limit": limit,
+                "max_retries": max_retries,
+                "timeout": timeout,
+                "realtime": realtime,
+            },
+        )
+        return
+    assert isinstance(log_dir, Path)
     # models that share their roles run in one eval (concurrently); --self-judge splits them
     groups: dict[str, tuple[dict[str, str], list[str]]] = {}
     for model in models:
@@ -393,6 +447,74 @@ def run(
                 click.echo(log_summary(log, one_seed), err=True)
             if any(log.status != "success" for log in logs):
                 raise SystemExit(1)
+
+
+def run_all(
+    *,
+    models: Sequence[str],
+    seeds: Sequence[int],
+    n: int | None,
+    params: Mapping[str, str],
+    judge: str | None,
+    self_judge: bool,
+    log_dir: Path | str,
+    options: Mapping[str, Any],
+) -> None:
+    """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
+    from biaslab import runs
+    from biaslab._gc import tune_gc
+    from biaslab.grid import GridSpec, run_grid, split_params
+    from biaslab.suites.registry import suite_names
+
+    if judge is not None and self_judge:
+        fail("--self-judge and a judge model are mutually exclusive")
+    names = tuple(suite_names())
+    spec = GridSpec(
+        models=tuple(models),
+        seeds=tuple(seeds),
+        suites=names,
+        params=split_params(params, names),
+        n=n,
+        judge=judge,
+        self_judge=self_judge,
+    )
+    if isinstance(log_dir, Path):
+        ensure_dir(log_dir)
+    every_model = [*models, *([judge] if judge else [])]
+    for model in every_model:
+        _check_model(model)
+    quiet = options.get("realtime") is None and all(runs.is_reference_agent(m) for m in every_model)
+    defaults = runs.remote_defaults(every_model)
+    eval_options: dict[str, Any] = {
+        "max_tasks": options.get("max_tasks"),
+        "max_connections": options.get("max_connections"),
+        "display": options.get("display"),
+        "max_tokens": options.get("max_tokens"),
+        "limit": options.get("limit"),
+        "max_retries": options.get("max_retries") or defaults.get("max_retries"),
+        "timeout": options.get("timeout") or defaults.get("timeout"),
+        "attempt_timeout": defaults.get("attempt_timeout"),
+        "log_realtime": False if quiet else options.get("realtime"),
+        "score_display": False,
+        "continue_on_fail": True,
+    }
+    tune_gc()
+    with runs.SignalGuard() as guard:
+        try:
+            success, logs = run_grid(spec, log_dir, eval_options)
+        except KeyboardInterrupt:
+            success, logs = False, []
+            guard.received = guard.received or runs.signal.SIGINT
+        if guard.received is not None:
+            raise runs.Interrupted(
+                "interrupted: the eval set stopped; run the same command to resume",
+                guard.exit_code(),
+            )
+    for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
+        click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
+                   f"{log.status} -> {log.location}", err=True)  # fmt: skip
+    if not success:
+        raise SystemExit(1)
 
 
 def resolve_roles(
@@ -443,7 +565,7 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path, suite: str | None = None) -> Any:
+def analyse_path(path: Path | str, suite: str | None = None) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
     from biaslab.analysis import analyse
@@ -477,7 +599,7 @@ def provenance_table(analysis: Any) -> str:
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="results.json")
 @click.option(
@@ -485,7 +607,7 @@ def provenance_table(analysis: Any) -> str:
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -> None:
+def analyze(logs: Path | str, as_json: bool, output: Path | None, suite: str | None) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
     from biaslab.analysis import document, write_document
@@ -504,14 +626,27 @@ def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
-def report(logs: Path, output: Path) -> None:
+def report(logs: Path | str, output: Path) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
     written = write_report(analyse_path(logs), output)
     click.echo(f"report written to {written}")
+
+
+@cli.command()
+@click.argument("logs", type=LogLocation())
+def card(logs: Path | str) -> None:
+    """Print the bias card: one row per model, each method's headline bias beside its null."""
+    from biaslab.card import card_text
+
+    analysis = analyse_path(logs)
+    built = analysis.card()
+    if built is None:
+        fail(f"no suite at {logs} contributes to the bias card")
+    click.echo(card_text(built))
 
 
 @cli.command()

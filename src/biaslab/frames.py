@@ -88,9 +88,18 @@ def _suite(log: Any) -> str:
     return str((log.eval.metadata or {}).get("biaslab_suite", ""))
 
 
-def _log_files(path: Path) -> list[str]:
+def is_url(path: Path | str) -> bool:
+    """A log location Inspect reads through fsspec (``s3://bucket/logs``, ``file:///…``)."""
+    return isinstance(path, str) and "://" in path
+
+
+def _log_files(path: Path | str) -> list[str]:
     from inspect_ai.log import list_eval_logs
 
+    if isinstance(path, str):
+        if is_url(path):
+            return sorted(info.name for info in list_eval_logs(path, recursive=True))
+        path = Path(path)
     if not path.exists():
         raise BiaslabError(f"no such log file or directory: {path}")
     if path.is_dir():
@@ -133,7 +142,7 @@ def _finished(sample: Any) -> bool:
     return sample.error is None and bool(sample.scores)
 
 
-def read_log_set(path: Path) -> LogSet:
+def read_log_set(path: Path | str) -> LogSet:
     """Read every biaslab log at ``path`` (a log file or a directory), skipping unreadable ones
     with a warning, and keep one sample per (run identity, item id, epoch)."""
     logs: list[Any] = []
@@ -144,7 +153,7 @@ def read_log_set(path: Path) -> LogSet:
             log = _read(file)
         except Exception as exc:  # Inspect raises several types for unreadable logs
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            if not path.is_dir():
+            if not is_url(path) and not Path(path).is_dir():
                 raise BiaslabError(f"cannot read Inspect log {path}: {first[:200]}") from exc
             skipped.append(f"skipped unreadable log {_display_name(file)}: {first[:200]}")
             continue
@@ -258,6 +267,6 @@ def answer_frame(log_set: LogSet, suite: str | None = None) -> pd.DataFrame:
     return frame
 
 
-def frame_at(path: Path, suite: str | None = None) -> pd.DataFrame:
+def frame_at(path: Path | str, suite: str | None = None) -> pd.DataFrame:
     """Shortcut: the tidy frame of every biaslab log at ``path``."""
     return answer_frame(read_log_set(path), suite)

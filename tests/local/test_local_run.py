@@ -184,6 +184,25 @@ def test_run_then_analyze_with_the_embedded_model(
 # --- the server goes away mid-run ----------------------------------------------------------------
 
 
+def test_a_first_run_with_the_defaults_finishes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the default context and answer cap the embedded model gets through the conversations
+    that used to overflow (a tree item whose first reply repeated one sentence until the 2,048-token
+    context was full; every later turn then failed)."""
+    args = ["run", "defeasible", "--model", LOCAL, "--preset", "easy", "--n", "2", "--seed", "3"]
+    args += ["-p", "topology=tree", "--log-dir", str(tmp_path), "--display", "none"]
+    assert main(args) == 0, capsys.readouterr().err
+    (log,) = eval_logs(tmp_path)
+    assert log.status == "success"
+    for sample in log.samples:
+        assert sample.error is None
+        assert len(turn_records(sample)) == len(sample.metadata["item"]["turns"])
+        for message in sample.messages:
+            if message.role == "assistant":
+                assert len(message.text.split()) < 60  # the 48-token default cap held
+
+
 def test_server_stopped_mid_run_is_restarted_and_the_run_succeeds(
     tmp_path: Path, requests: Requests, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,6 +20,7 @@ from biaslab.errors import BiaslabError
 
 if TYPE_CHECKING:
     from biaslab.analysis import Analysis
+    from biaslab.card import BiasCard
 
 _HTML_HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>biaslab report</title>
@@ -116,6 +117,9 @@ def write_report(analysis: Analysis, out_dir: Path) -> Path:
         f"`{NOT_DEFINED}` marks a value the data cannot define (the reason is in results.json)."
     )
     sections = [intro, provenance_section(analysis)]
+    card = analysis.card()
+    if card is not None and len(card.methods) > 1:
+        sections.append(_card_section(card, out_dir))
     for name, result in analysis.results.items():
         try:
             sections.append(get_suite(name).report(result, out_dir))
@@ -129,6 +133,18 @@ def write_report(analysis: Analysis, out_dir: Path) -> Path:
     _write(out_dir / "report.html", markdown_to_html(markdown))
     write_document(analysis, out_dir / "results.json")
     return md_path
+
+
+def _card_section(card: BiasCard, out_dir: Path) -> str:
+    from biaslab.card import card_figure, card_markdown
+
+    try:
+        svg, _ = card_figure(card, out_dir / "bias_card.svg")
+    except OSError as exc:
+        raise BiaslabError(
+            f"cannot write the report into {out_dir}: {exc.strerror or exc}"
+        ) from exc
+    return card_markdown(card, svg)
 
 
 def _write(path: Path, text: str) -> None:

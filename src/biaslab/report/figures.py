@@ -391,3 +391,63 @@ def trajectory_lines(
         fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(title)
     return _save(fig, path)
+
+
+_CARD_COLOURS = {"flagged": "#f4a582", "clear": "#f7f7f7", "undefined": "#e0e0e0"}
+
+
+def card_grid(
+    path: Path,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    headlines: Sequence[str],
+    labels: Sequence[Sequence[str]],
+    states: Sequence[Sequence[str]],
+) -> list[Path]:
+    """The bias card as a grid (rows = models, columns = methods): a cell is coloured only when
+    its bias is flagged, hatched grey when not defined. Written as SVG (for the report) and PNG
+    (for slides and papers); returns both paths."""
+    width = 2.4 + 3.3 * max(len(columns), 1)
+    height = 1.3 + 0.62 * max(len(rows), 1)
+    fig, ax = plt.subplots(figsize=(width, height))
+    for i in range(len(rows)):
+        for j in range(len(columns)):
+            state = states[i][j]
+            rect = plt.Rectangle(
+                (j, len(rows) - 1 - i),
+                1,
+                1,
+                facecolor=_CARD_COLOURS.get(state, "#ffffff"),
+                edgecolor="#999999",
+                hatch="///" if state == "undefined" else None,
+                linewidth=0.8,
+            )
+            ax.add_patch(rect)
+            text = labels[i][j]
+            if len(text) > 38:
+                text = text[:36] + "…"
+            ax.text(j + 0.5, len(rows) - 0.5 - i, text, ha="center", va="center", fontsize=7.5)
+    ax.set_xlim(0, len(columns))
+    ax.set_ylim(0, len(rows))
+    ax.set_xticks([j + 0.5 for j in range(len(columns))])
+    ax.set_xticklabels([f"{c}\n{h}" for c, h in zip(columns, headlines, strict=True)], fontsize=7.5)
+    ax.xaxis.tick_top()
+    ax.set_yticks([len(rows) - 0.5 - i for i in range(len(rows))])
+    ax.set_yticklabels(list(rows), fontsize=8)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(
+        "Bias card: coloured = excess over the null significant; hatched = not defined",
+        fontsize=9,
+        pad=28,
+    )
+    fig.tight_layout()
+    png = path.with_suffix(".png")
+    try:
+        fig.savefig(png, format="png", dpi=150, metadata={"Software": None}, bbox_inches="tight")
+    except OSError:
+        plt.close(fig)
+        raise
+    svg = _save(fig, path)
+    return [svg, png]

@@ -52,7 +52,7 @@ from biaslab.stats.permutation import (
     permutation_null,
     strata_codes,
 )
-from biaslab.stats.regression import mixed_slope, ols_slope
+from biaslab.stats.regression import compare_estimates, mixed_slope, ols_slope
 from biaslab.stats.results import (
     AdjustedPValues,
     BootstrapResult,
@@ -94,6 +94,7 @@ __all__ = [
     "bootstrap_mean_diff",
     "brier",
     "coefficient_of_variation",
+    "compare_estimates",
     "fit_line",
     "icc_2_1",
     "kruskal",

@@ -75,11 +75,17 @@ def _describe() -> list[str]:
     ]
 
 
+def _card(results: Any) -> Any:
+    from biaslab.suites.entrenchment.card import card_cells
+
+    return card_cells(results)
+
+
 SUITE = Suite(
     name="entrenchment",
     description="Belief entrenchment (Martingale score): chain-of-thought or debate trajectories "
     "judged prefix by prefix by a judge model; M with CR1 by question, the IV correction for "
-    "judge noise and the judge's own baseline on Bayesian urn reasoning.",
+    "independent judge noise and the judge's own baseline on Bayesian urn reasoning.",
     generator_version=_generate.GENERATOR_VERSION,
     default_preset="default",
     default_n=100,
@@ -95,4 +101,5 @@ SUITE = Suite(
     task=_task,
     roles=("judge",),
     parsers={"belief": _belief_parser},
+    card=_card,
 )

@@ -37,6 +37,12 @@ _REPORT_COLUMNS = (
 )
 
 
+def _card(results: Any) -> Any:
+    from biaslab.suites.tokenbias.card import card_cells
+
+    return card_cells(results)
+
+
 def _analyze(frame: pd.DataFrame) -> BaseModel:
     from biaslab.suites.tokenbias.analysis import analyze
 
@@ -170,4 +176,5 @@ SUITE = Suite(
     report=_report,
     read_answers=_read_answers,
     describe=_describe,
+    card=_card,
 )
