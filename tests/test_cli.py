@@ -385,3 +385,18 @@ def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path)
     assert result.returncode != 0
     assert "Traceback" not in result.stdout + result.stderr
     assert "biaslab: error: unknown defeasible parameter 'nosuch'" in result.stdout
+
+
+def test_failure_reasons_are_short() -> None:
+    from biaslab.cli import short_reason
+
+    dump = '{\n "messages": [' + '{"role": "user", "content": "x"},' * 500 + "]\n}"
+    message = (
+        f"ModelGenerateError('\\nRequest:\\n{dump}\\n\\nBadRequestError('Error code: 400 - request "
+        "(2129 tokens) exceeds the available context size (2048 tokens)'))"
+    )
+    reason = short_reason(message)
+    assert reason.startswith("BadRequestError(") and "2129 tokens" in reason
+    assert len(reason) <= 300
+    retried = short_reason("RetryError[<Future state=finished raised APIConnectionError>]")
+    assert retried == "APIConnectionError (retries exhausted)"

@@ -549,16 +549,36 @@ def resolve_roles(
     return roles
 
 
+def short_reason(message: str) -> str:
+    """A failure as one short line: Inspect's wrapped request dump and retry chain trimmed."""
+    reason = one_line(message)
+    retried = re.search(r"RetryError\W.* raised (\w+)", reason)  # Inspect gave up retrying
+    if retried:
+        return f"{retried.group(1)} (retries exhausted)"
+    if "Request:" in reason:  # ModelGenerateError('Request: {…huge JSON…} SomeError(...)')
+        starts = list(re.finditer(r"[A-Z]\w*(?:Error|Exception)\(", reason))
+        if starts:
+            reason = reason[starts[-1].start() :]
+            while reason.endswith(")") and reason.count(")") > reason.count("("):
+                reason = reason[:-1]
+    return reason[:300]
+
+
 def log_summary(log: Any, seed: int) -> str:
     """One line per run; a failed one also says how many samples finished and why it stopped."""
     line = f"{log.eval.model} seed={seed}: {log.status} -> {log.location}"
     if log.status == "success":
         return line
     finished = sum(1 for sample in log.samples or [] if sample.error is None)
-    reason = one_line(log.error.message) if log.error else log.status
-    retried = re.search(r"RetryError\W.* raised (\w+)", reason)  # Inspect gave up retrying
-    if retried:
-        reason = f"{retried.group(1)} (retries exhausted)"
+    failed = [sample.error.message for sample in log.samples or [] if sample.error is not None]
+    if log.error is not None:
+        reason = short_reason(log.error.message)
+    elif failed:  # the run went on past failing samples: say why the first one failed
+        reason = short_reason(failed[0])
+        if len(failed) > 1:
+            reason += f" (and {len(failed) - 1} more failed samples)"
+    else:
+        reason = log.status
     return (
         f"{line} ({finished}/{log.eval.dataset.samples} samples finished; {reason}; "
         "run the same command again to resume)"
