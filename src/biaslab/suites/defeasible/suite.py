@@ -16,7 +16,7 @@ from biaslab.suites.registry import Suite
 if TYPE_CHECKING:
     import pandas as pd
 
-GENERATOR_VERSION = "defeasible-1"
+GENERATOR_VERSION = "defeasible-2"
 
 
 def _analyze(frame: pd.DataFrame) -> BaseModel:
