@@ -249,14 +249,14 @@ def _table(keys: Sequence[str], spec: Spec, keyed: Sequence[tuple[tuple[str, ...
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _icc_line(results: DefeasibleResults) -> str | None:
     repro = results.reproducibility
     if repro is None:
         return None
-    ci = "—" if repro.icc_ci is None else f"[{_fmt(repro.icc_ci[0])}, {_fmt(repro.icc_ci[1])}]"
+    ci = "n/a" if repro.icc_ci is None else f"[{_fmt(repro.icc_ci[0])}, {_fmt(repro.icc_ci[1])}]"
     line = f"Pooled ICC(2,1) = {_fmt(repro.icc)}, 95% CI {ci} ({repro.n_targets} cells x "
     line += f"{repro.n_raters} seeds, {ICC_BOOT:,} bootstrap resamples over cells)"
     if "icc" in repro.undefined:
@@ -285,7 +285,7 @@ def _all_tables(results: DefeasibleResults) -> list[Table]:
 
 
 def tables(results: DefeasibleResults) -> str:
-    """Paper-style plain-text tables ("—" = undefined; reasons are in the ``undefined`` maps)."""
+    """Paper-style plain-text tables ("n/a" = undefined; reasons are in the ``undefined`` maps)."""
     blocks = [
         f"Defeasible reasoning: {t}\n{text_table(h, rows)}" for t, h, rows in _all_tables(results)
     ]
@@ -523,7 +523,7 @@ _INTRO = (
     "Entailment accuracy covers the initial and update questions (gold from the skeptical "
     "inheritance resolver); effect accuracy covers the strengthen/weaken/no-effect questions. "
     "`majority` is the accuracy of always giving the most frequent gold entailment answer. "
-    '"—" marks an undefined value; the reason is in results.json (`undefined`).'
+    '"n/a" marks an undefined value; the reason is in results.json (`undefined`).'
 )
 
 
