@@ -79,7 +79,7 @@ def test_grid_parameters_name_their_suite() -> None:
     suites = ("defeasible", "tokenbias")
     params = split_params({"defeasible.topology": "linear", "tokenbias.n": "8"}, suites)
     assert params == {"defeasible": {"topology": "linear"}, "tokenbias": {"n": "8"}}
-    with pytest.raises(BiaslabError, match="SUITE.KEY=VALUE"):
+    with pytest.raises(BiaslabError, match=r"SUITE\.KEY=VALUE"):
         split_params({"topology": "linear"}, suites)
     with pytest.raises(BiaslabError, match="positive integer"):
         split_params({"tokenbias.n": "0"}, suites)
