@@ -47,6 +47,7 @@ from biaslab.stats.martingale import (
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
 from biaslab.stats.permutation import (
+    NULL_SUFFIXES,
     PermutationNullResult,
     null_fields,
     permutation_null,
@@ -70,6 +71,7 @@ from biaslab.stats.results import (
 )
 
 __all__ = [
+    "NULL_SUFFIXES",
     "AdjustedPValues",
     "BinnedMeans",
     "BootstrapResult",
