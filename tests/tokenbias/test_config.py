@@ -92,3 +92,14 @@ def test_connectors_exemplars_and_the_incorrect_exemplar_mode() -> None:
         resolve_config("default", {"connectors": "because,since"})
     with pytest.raises(BiaslabError, match="bad value '' for tokenbias parameter connectors"):
         resolve_config("default", {"connectors": ""})
+
+
+def test_a_numbers_twin_says_its_original_is_the_classic_problem() -> None:
+    """It used to switch the originals to the classic numbers silently."""
+    from biaslab.suites.tokenbias.families import horses_numbers
+
+    with pytest.raises(BiaslabError, match="horses_twin=numbers changes the famous numbers"):
+        resolve_config("default", {"horses_twin": "numbers", "horses_numbers": "varied"})
+    assert horses_numbers(resolve_config("default", {"horses_twin": "both"})) == "classic"
+    assert horses_numbers(resolve_config("default", {})) == "varied"
+    assert horses_numbers(resolve_config("default", {"horses_numbers": "classic"})) == "classic"

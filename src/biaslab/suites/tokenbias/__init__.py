@@ -7,7 +7,8 @@ Public API (imported lazily so ``import biaslab.suites.tokenbias.reasoner`` stay
 * :class:`~biaslab.suites.tokenbias.config.Config`, ``PRESETS``, ``PARAMETER_DOCS``,
   :func:`~biaslab.suites.tokenbias.config.resolve_config`
 * :func:`~biaslab.suites.tokenbias.generate.generate`; ``check_twins``, ``label_stats``,
-  ``duplicate_prompts`` (:mod:`~biaslab.suites.tokenbias.checks`)
+  ``duplicate_prompts``, ``duplicate_problems`` (:mod:`~biaslab.suites.tokenbias.checks`);
+  :func:`~biaslab.suites.tokenbias.problems.problem_key`
 * :func:`~biaslab.suites.tokenbias.analysis.analyze` -> ``TokenBiasResults`` (``rejected_table()``)
 * :func:`~biaslab.suites.tokenbias.horses.min_races`, ``solve_min_races``
 """
@@ -26,6 +27,8 @@ _EXPORTS = {
     "check_twins": "checks",
     "label_stats": "checks",
     "duplicate_prompts": "checks",
+    "duplicate_problems": "checks",
+    "problem_key": "problems",
     "GENERATOR_VERSION": "generate",
     "analyze": "analysis",
     "TokenBiasResults": "analysis",
