@@ -146,7 +146,7 @@ class TokenBiasResults(_Model):
         ]
 
     def warnings(self) -> list[str]:
-        """What the tables and the report must say besides the tests (one line each)."""
+        """What went wrong with the answers, for the tables and the report (one line each)."""
         found = []
         if self.n_incomplete_pairs:
             found.append(
@@ -155,13 +155,17 @@ class TokenBiasResults(_Model):
             )
         if not self.tests:
             found.append("no complete pair to test")
-        linked = sum(t.n_linked_pairs for t in self.tests)
-        if linked:
-            found.append(
-                f"{linked} pair(s) share a problem with another pair and were left out (one pair "
-                "per cluster)"
-            )
         return found
+
+    def notes(self) -> list[str]:
+        """What the tests left out by design, for the tables and the report (one line each)."""
+        linked = sum(t.n_linked_pairs for t in self.tests)
+        if not linked:
+            return []
+        return [
+            f"{linked} pair(s) share a problem with another pair and were left out (one pair per "
+            "cluster)"
+        ]
 
     def rejected_table(self) -> pd.DataFrame:
         """Figure-4-style grid: rows model × mode, columns hypothesis (family), "✓" = null rejected
@@ -426,6 +430,7 @@ def tables(results: TokenBiasResults) -> str:
         f"seeds={','.join(map(str, results.seeds)) or 'n/a'}"
     ]
     lines += [f"warning: {warning}" for warning in results.warnings()]
+    lines += [f"note: {note}" for note in results.notes()]
     lines.append(
         f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
         f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"

@@ -138,6 +138,7 @@ def _report(results: Any, out_dir: Path) -> str:
         "share a problem (a member with the same question, names and option order aside) are one "
         "cluster, and each test counts one pair per cluster. " + _seed_note(results),
         *(f"**Warning:** {warning}." for warning in results.warnings()),
+        *(f"Note: {note}." for note in results.notes()),
         markdown_table(_REPORT_COLUMNS, rows),
         "### Rejected null hypotheses (as in the paper's Figure 4; ✓ rejected, ✗ not)",
         markdown_table(["model", "mode", *grid.columns], grid_rows),
