@@ -42,7 +42,9 @@ def split_params(pairs: Mapping[str, str], suites: Sequence[str]) -> dict[str, d
                 f"{', '.join(suites)}"
             )
         if name == "n" and not (value.isdigit() and int(value) >= 1):
-            raise BiaslabError(f"bad parameter {key}={value!r}: the size must be a positive integer")
+            raise BiaslabError(
+                f"bad parameter {key}={value!r}: the size must be a positive integer"
+            )
         out[suite][name] = value
     return out
 
