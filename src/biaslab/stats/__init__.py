@@ -25,21 +25,35 @@ Modules, by the kind of question they answer: :mod:`~biaslab.stats.paired` (McNe
 :mod:`~biaslab.stats.multiple` (Holm, BH), :mod:`~biaslab.stats.bootstrap` (cluster bootstraps),
 :mod:`~biaslab.stats.agreement` (ICC, Kruskal-Wallis, CV), :mod:`~biaslab.stats.correlation`
 (correlations, Brier, proportions), :mod:`~biaslab.stats.regression` (slopes),
-:mod:`~biaslab.stats.permutation` (stratified permutation nulls) and
+:mod:`~biaslab.stats.permutation` (stratified permutation nulls),
+:mod:`~biaslab.stats.proportions` (Wilson intervals, exact nulls of rates with known chances) and
 :mod:`~biaslab.stats.results` (the typed results). Import from ``biaslab.stats``.
 """
 
 from biaslab.stats._inputs import Seed
 from biaslab.stats.agreement import coefficient_of_variation, icc_2_1, kruskal
 from biaslab.stats.bootstrap import bootstrap_mean, bootstrap_mean_diff, odds_ratio
-from biaslab.stats.correlation import brier, pearson, spearman, two_proportion_ztest
+from biaslab.stats.correlation import (
+    brier,
+    exponential_fit,
+    pearson,
+    spearman,
+    two_proportion_ztest,
+)
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
 from biaslab.stats.permutation import (
+    NullResult,
     PermutationNullResult,
     null_fields,
     permutation_null,
     strata_codes,
+)
+from biaslab.stats.proportions import (
+    ExactNullResult,
+    ProportionResult,
+    bernoulli_null,
+    wilson_interval,
 )
 from biaslab.stats.regression import mixed_slope, ols_slope
 from biaslab.stats.results import (
@@ -47,6 +61,7 @@ from biaslab.stats.results import (
     BootstrapResult,
     CorrelationResult,
     CVResult,
+    ExponentialFitResult,
     ICCResult,
     KruskalResult,
     McNemarResult,
@@ -63,22 +78,28 @@ __all__ = [
     "BootstrapResult",
     "CVResult",
     "CorrelationResult",
+    "ExactNullResult",
+    "ExponentialFitResult",
     "ICCResult",
     "KruskalResult",
     "McNemarResult",
     "MeanDiffResult",
+    "NullResult",
     "OddsRatioResult",
     "PairedTable",
     "PermutationNullResult",
+    "ProportionResult",
     "ProportionTestResult",
     "Seed",
     "SlopeResult",
     "StatResult",
     "adjust_pvalues",
+    "bernoulli_null",
     "bootstrap_mean",
     "bootstrap_mean_diff",
     "brier",
     "coefficient_of_variation",
+    "exponential_fit",
     "icc_2_1",
     "kruskal",
     "mcnemar",
@@ -94,4 +115,5 @@ __all__ = [
     "spearman",
     "strata_codes",
     "two_proportion_ztest",
+    "wilson_interval",
 ]
