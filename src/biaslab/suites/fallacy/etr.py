@@ -85,14 +85,17 @@ def _install_counter() -> None:
 
 @contextmanager
 def budget(limit: int = INFERENCE_BUDGET) -> Iterator[None]:
-    """Stop PyETR with :class:`OverBudget` once the block has used ``limit`` work units."""
+    """Stop PyETR with :class:`OverBudget` once the block has used ``limit`` work units. Budgets
+    nest: an inner block may use at most what the outer one has left, and its work counts in it."""
     _install_counter()
-    previous = (_Work.count, _Work.limit)
+    outer_count, outer_limit = _Work.count, _Work.limit
+    if outer_limit is not None:
+        limit = min(limit, outer_limit - outer_count)
     _Work.count, _Work.limit = 0, limit
     try:
         yield
     finally:
-        _Work.count, _Work.limit = previous
+        _Work.count, _Work.limit = outer_count + _Work.count, outer_limit
 
 
 @cache
