@@ -58,6 +58,7 @@ class Suite:
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
 SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
+    "fallacy": "biaslab.suites.fallacy.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
 }
 
