@@ -67,3 +67,146 @@ def test_label_probabilities_accept_subword_tokens() -> None:
     probs = label_probabilities([{"str": math.log(0.5), "we": math.log(0.5)}], EFFECT)
     assert probs == {"strengthening": 0.5, "weakening": 0.5, "no effect": 0.0}
     assert label_probabilities([{"hello": 0.0}], YNU) is None
+
+
+HORSES = ("five", "six", "seven", "eight", "nine")
+TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen")
+DIGITS = ("5", "6", "7", "8", "9")
+OPTIONS = ("a", "b")
+EXPLANATION = (
+    "First race the 25 horses in five heats of five. Then race the five heat winners: the winner "
+    "of that race is the fastest horse overall. The second and third places can only come from "
+    "five remaining candidates, so one more race settles them."
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "labels", "expected"),
+    [
+        ("Answer: 7", HORSES, "seven"),
+        ("**7** races", HORSES, "seven"),
+        ("The answer is seven.", HORSES, "seven"),
+        (f"{EXPLANATION}\n\nAnswer: 7", HORSES, "seven"),
+        (f"{EXPLANATION}\nSo the minimum is **7 races**.", HORSES, "seven"),
+        ("Answer: **7**", HORSES, "seven"),
+        ("7", HORSES, "seven"),
+        ("Answer: seven races", HORSES, "seven"),
+        ("The answer is 12.", TEENS, "twelve"),
+        ("Answer: twelve", TEENS, "twelve"),
+        ("Answer: seven", DIGITS, "7"),
+        ("Answer: 7", DIGITS, "7"),
+        ("**Answer: 8**", DIGITS, "8"),
+        # never misread: not a whole number, not a label, or several labels at once
+        ("Answer: 17", HORSES, None),
+        ("Answer: 7.5", HORSES, None),
+        ("Answer: seventy", HORSES, None),
+        ("Answer: twenty-seven", HORSES, None),
+        (
+            "It takes 5 heats, then 1 race of the winners and 1 more: 7 races or maybe 8.",
+            HORSES,
+            None,
+        ),
+        ("Answer: 3", HORSES, None),
+        ("I need 25 horses and 5 lanes.", HORSES, None),
+        ("It takes 7 races.", HORSES, "seven"),
+    ],
+)
+def test_number_labels_accept_digits_and_words(
+    reply: str, labels: tuple[str, ...], expected: str | None
+) -> None:
+    assert parse_answer(reply, labels) == expected
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "2 of the 3 options look plausible, I cannot say.",
+        "Answer: 2 of the 3 options",
+        "There are 3 premises.\nSo 2 of them are true",
+        "1",
+        "Answer: 0",
+    ],
+)
+def test_digits_never_answer_word_questions(reply: str) -> None:
+    assert parse_answer(reply, YNU) is None
+    assert parse_answer(reply, EFFECT) is None
+    assert parse_answer(reply, ("first", "second")) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("(b)", "b"),
+        ("B", "b"),
+        ("Answer: b", "b"),
+        ("Answer: (a)", "a"),
+        ("Answer: **B**", "b"),
+        ("Answer: Option B", "b"),
+        ("The answer is (b).", "b"),
+        ("Linda is more likely a bank teller than a feminist bank teller.\nSo (a) is right.", "a"),
+        ("A single event is always at least as probable as a conjunction.\nI choose option a", "a"),
+        ("Both describe Linda well, but the conjunction cannot be more probable.\nB.", "b"),
+        ("b) Linda is a bank teller and is active in the feminist movement.", "b"),
+        # articles and pronouns are not options
+        ("A bank teller is more probable.", None),
+        ("Answer: A bank teller", None),
+        ("I think it is a hard question.", None),
+        ("(a) and (b) are both possible.", None),
+        ("Answer: c", None),
+    ],
+)
+def test_single_letter_option_labels(reply: str, expected: str | None) -> None:
+    assert parse_answer(reply, OPTIONS) == expected
+
+
+def test_words_still_win_over_letters_and_numbers_in_mixed_label_sets() -> None:
+    assert parse_answer("Answer: no effect", ("a", "no effect", "7")) == "no effect"
+    assert parse_answer("Answer: 7", ("a", "no effect", "7")) == "7"
+    assert parse_answer("Answer: a", ("a", "no effect", "7")) == "a"
+
+
+@given(st.text(max_size=200))
+def test_parser_never_crashes_on_number_and_letter_labels(reply: str) -> None:
+    assert parse_answer(reply, HORSES) in (*HORSES, None)
+    assert parse_answer(reply, OPTIONS) in (*OPTIONS, None)
+
+
+def test_label_probabilities_read_digit_tokens_for_number_labels() -> None:
+    probs = label_probabilities(
+        [{"Answer": 0.0}, {":": 0.0}, {" 7": math.log(0.7), " 8": math.log(0.2), " 17": -3.0}],
+        HORSES,
+    )
+    assert probs is not None
+    assert probs["seven"] == pytest.approx(0.7 / 0.9)
+    assert probs["eight"] == pytest.approx(0.2 / 0.9)
+    assert probs["five"] == 0.0
+
+
+def test_label_probabilities_read_letter_tokens() -> None:
+    probs = label_probabilities(
+        [{" (": 0.0}, {"b": math.log(0.8), "a": math.log(0.2)}, {")": 0.0}], OPTIONS
+    )
+    assert probs == pytest.approx({"a": 0.2, "b": 0.8})
+    assert label_probabilities([{"(b": math.log(0.5), "(a": math.log(0.5)}], OPTIONS) == {
+        "a": 0.5,
+        "b": 0.5,
+    }
+
+
+def test_number_words_are_what_the_parser_reads() -> None:
+    from biaslab.answers import number_word
+
+    assert [number_word(v) for v in (0, 7, 19, 20, 21, 99)] == [
+        "zero",
+        "seven",
+        "nineteen",
+        "twenty",
+        "twenty-one",
+        "ninety-nine",
+    ]
+    labels = tuple(number_word(v) for v in range(18, 25))
+    for value in range(18, 25):
+        assert parse_answer(f"Answer: {value}", labels) == number_word(value)
+        assert parse_answer(f"The answer is {number_word(value)}.", labels) == number_word(value)
+    with pytest.raises(ValueError):
+        number_word(100)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from biaslab.cli import main
+from biaslab.errors import BiaslabError
 
 BIASLAB = [sys.executable, "-m", "biaslab.cli"]
 
@@ -180,16 +181,21 @@ def test_run_analyze_report_end_to_end(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*args, "--n", "2", "--log-dir", str(logs), "--display", "none"]) == 0
     capsys.readouterr()
     assert main(["analyze", str(logs), "--json", "-o", str(tmp_path / "results.json")]) == 0
-    results = json.loads(capsys.readouterr().out)
+    document = json.loads(capsys.readouterr().out)
+    results = document["suites"]["defeasible"]
     assert results["suite"] == "defeasible"
+    assert [row["model"] for row in document["provenance"]] == [
+        "biaslab/always-yes",
+        "biaslab/oracle",
+    ]
     oracle = results["models"]["biaslab/oracle"]
     assert {"default", "linear", "tree"} <= set(oracle)
     assert all(oracle[t]["entailment_accuracy"] == 1.0 for t in ("default", "linear", "tree"))
-    assert json.loads((tmp_path / "results.json").read_text()) == results
+    assert json.loads((tmp_path / "results.json").read_text()) == document
     assert main(["analyze", str(logs)]) == 0
     assert "biaslab/always-yes" in capsys.readouterr().out
     assert main(["report", str(logs), "-o", str(tmp_path / "report")]) == 0
-    for name in ("report.md", "report.html", "defeasible_accuracy.png"):
+    for name in ("report.md", "report.html", "results.json", "defeasible_accuracy.svg"):
         assert (tmp_path / "report" / name).stat().st_size > 0
 
 
@@ -228,7 +234,8 @@ def test_inspect_eval_uses_the_registered_task_and_provider(tmp_path: Path) -> N
 def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from biaslab.cli import run_suite, unfinished_logs
+    from biaslab.cli import run_suite
+    from biaslab.runs import RunSpec, previous_attempts
 
     args = {"preset": None, "n": 1, "seed": 3, "params": {"topology": "linear"}}
     [log] = run_suite(
@@ -241,12 +248,14 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
         **args,  # type: ignore[arg-type]
     )
     task_args = {"preset": None, "n": 1, "seed": 3, "logprobs": True, "topology": "linear"}
-    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    spec = RunSpec("defeasible", task_args, "biaslab/oracle", {}, None)
+    assert previous_attempts(tmp_path, spec).unfinished is None
     # turn the finished log into a failed one: the next run must resume it, not start afresh
     failed = read_eval_log(log.location)
     failed.status = "error"
     write_eval_log(failed, log.location)
-    assert list(unfinished_logs(tmp_path, task_args, ["biaslab/oracle"])) == ["biaslab/oracle"]
+    assert previous_attempts(tmp_path, spec).unfinished is not None
+    assert previous_attempts(tmp_path, spec).succeeded is None
     [resumed] = run_suite(
         "defeasible",
         models=["biaslab/oracle"],
@@ -258,7 +267,7 @@ def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     )
     assert resumed.status == "success"
     assert resumed.eval.eval_id != log.eval.eval_id
-    assert unfinished_logs(tmp_path, task_args, ["biaslab/oracle"]) == {}
+    assert previous_attempts(tmp_path, spec).succeeded is not None
     # the failed attempt and its retry are one run: analysis counts every turn once
     from biaslab.frames import answer_frame, read_log_set
 
@@ -281,7 +290,7 @@ def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFi
     assert main([*run, "--display", "none"]) == 0
     capsys.readouterr()
     assert main(["analyze", str(logs), "--json"]) == 0
-    results = json.loads(capsys.readouterr().out)
+    results = json.loads(capsys.readouterr().out)["suites"]["tokenbias"]
     assert results["tests"] and not any(test["rejected"] for test in results["tests"])
     assert all(test["accuracy_original"] == 1.0 for test in results["tests"])
 
@@ -311,3 +320,71 @@ def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Pa
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
+
+
+def test_demo_never_removes_logs_it_did_not_write(tmp_path: Path) -> None:
+    user_log = tmp_path / "logs" / "2026-01-01T00-00-00-00-00_mine_abc.eval"
+    user_log.parent.mkdir()
+    user_log.write_bytes(b"my own results")
+    result = run_cli("demo", "--out", str(tmp_path), "--no-local")
+    assert_one_line_error(result, "did not write")
+    assert user_log.read_bytes() == b"my own results"
+    assert not (tmp_path / "report").exists()
+
+
+def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
+    from biaslab.cli import clear_previous_demo, record_demo
+
+    log_dir = clear_previous_demo(tmp_path)
+    (log_dir / "a.eval").write_bytes(b"demo")
+    record_demo(tmp_path, log_dir)
+    (log_dir / "notes.txt").write_text("keep me")
+    assert clear_previous_demo(tmp_path) == log_dir
+    assert not (log_dir / "a.eval").exists()
+    assert (log_dir / "notes.txt").read_text() == "keep me"
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "report.md").write_text("mine")
+    (tmp_path / ".biaslab-demo.json").unlink()
+    with pytest.raises(BiaslabError, match="not written by biaslab demo"):
+        clear_previous_demo(tmp_path)
+
+
+def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
+    import random
+
+    n = 5_000
+    chain = tmp_path / "chain.json"
+    edges = [{"from": f"n{i}", "to": f"n{i + 1}", "sign": "+"} for i in range(n - 1)]
+    chain.write_text(
+        json.dumps({"edges": edges, "query": {"subject": "n0", "property": f"n{n - 1}"}})
+    )
+    rng = random.Random(1)
+    pairs = {(rng.randrange(0, i), i) for i in range(1, n) for _ in range(3)}
+    dag_edges = [{"from": f"v{a}", "to": f"v{b}", "sign": "+"} for a, b in sorted(pairs)]
+    dag = tmp_path / "dag.json"
+    dag.write_text(
+        json.dumps({"edges": dag_edges, "query": {"subject": "v0", "property": f"v{n - 1}"}})
+    )
+    assert run_cli("resolve", str(chain)).stdout.strip() == "yes"
+    listed = run_cli("resolve", str(dag), "--json", "--max-paths", "5")
+    assert listed.returncode == 0, listed.stderr
+    payload = json.loads(listed.stdout)
+    assert len(payload["paths"]["supporting"]) == 5 and payload["omitted"]["supporting"] > 0
+    assert_one_line_error(run_cli("resolve", str(dag), "--subject", "nobody"), "not a node")
+    assert_one_line_error(run_cli("resolve", str(dag), "--property", "x"), "not a node")
+    binary = tmp_path / "latin1.json"
+    binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
+    assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")
+
+
+def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
+            "--model", "biaslab/oracle", "-T", "nosuch=1", "--log-dir", str(tmp_path),
+        ],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "biaslab: error: unknown defeasible parameter 'nosuch'" in result.stdout

@@ -674,3 +674,16 @@ def test_mixed_slope_degenerate(monkeypatch: pytest.MonkeyPatch) -> None:
     res = S.mixed_slope([1, 3, 2, 5, 4, 6], [1, 2, 3, 4, 5, 6], [1, 1, 2, 2, 3, 3])
     assert_undefined(res)
     assert "Singular" in (res.reason or "")
+
+
+def test_compare_estimates_matches_a_hand_wald_test() -> None:
+    res = S.compare_estimates(0.05, 0.01, 0.01, 0.02, alternative="greater")
+    z = 0.04 / math.sqrt(0.01**2 + 0.02**2)
+    assert res.statistic == pytest.approx(z)
+    assert res.pvalue == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)))
+    half = 1.959963984540054 * math.sqrt(0.01**2 + 0.02**2)
+    assert res.ci == pytest.approx((0.04 - half, 0.04 + half))
+    two = S.compare_estimates(0.05, 0.01, 0.01, 0.02, alternative="two-sided")
+    assert two.pvalue == pytest.approx(2 * res.pvalue)
+    assert not S.compare_estimates(1.0, 0.0, 0.5, 0.0).defined
+    assert not S.compare_estimates(float("nan"), 0.1, 0.5, 0.1).defined

@@ -51,3 +51,18 @@ def tokenbias(
 ) -> Task:
     """Token bias: matched original/twin problems; -T key=value sets suite parameters."""
     return suite_task("tokenbias", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params)
+
+
+@task
+def entrenchment(
+    preset: str | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    logprobs: bool = True,
+    **params: Any,
+) -> Task:
+    """Belief entrenchment (Martingale score): reasoning judged step by step by the judge role
+    (--model-role judge=MODEL); -T key=value sets suite parameters."""
+    return suite_task(
+        "entrenchment", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params
+    )

@@ -7,24 +7,38 @@ stderr and exit code 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from biaslab.errors import BiaslabError
+from biaslab.runs import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Interrupted
 
 EXIT_USAGE = 2
-ANSWER_FILE_SUFFIXES = (".csv", ".jsonl")
 DEFAULT_LOG_DIR = "logs"
 
 
 def fail(message: str) -> NoReturn:
     raise BiaslabError(message)
+
+
+class LogLocation(click.ParamType):
+    """A local path (as a Path) or a log location Inspect reads through fsspec (kept as text:
+    ``s3://bucket/logs`` must not be normalised into a local path)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Path | str:
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        return text if "://" in text else Path(text)
 
 
 def one_line(text: str) -> str:
@@ -158,38 +172,34 @@ def _check_model(model: str) -> None:
         fail(f"cannot use model {model!r}: {one_line(str(exc)) or type(exc).__name__}")
 
 
-def registered_task(
-    suite: str, *, preset: str | None, n: int | None, seed: int, params: dict[str, str]
-) -> Any:
-    """The suite's registered Inspect task, so logs record ``biaslab/<suite>`` and its arguments
-    (which is what ``inspect eval-retry`` and our resume need)."""
+def task_factory(suite: str) -> Any:
+    """The suite's registered Inspect task function (so logs record it and its arguments, which
+    is what ``inspect eval-retry`` and our resume need)."""
+    import importlib
+
     from biaslab import _registry
-    from biaslab.suites.registry import get_suite
+    from biaslab.suites.registry import SUITE_MODULES, get_suite
 
     get_suite(suite)  # one-line error for an unknown suite
-    factory = getattr(_registry, suite)
-    return factory(preset=preset, n=n, seed=seed, **params)
+    # a suite outside the package (e.g. in tests) carries its @task as TASK in its own module
+    return getattr(_registry, suite, None) or importlib.import_module(SUITE_MODULES[suite]).TASK
 
 
-def unfinished_logs(
-    log_dir: Path, task_args: dict[str, Any], models: Sequence[str]
-) -> dict[str, Any]:
-    """model -> the latest errored/cancelled log of this exact task, when no run of it succeeded."""
-    from inspect_ai.log import list_eval_logs, read_eval_log
+def recorded_task_args(factory: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The task arguments Inspect records for a call: every parameter with its default filled in,
+    and ``**params`` spread out."""
+    import inspect
 
-    if not log_dir.is_dir():
-        return {}
-    latest: dict[str, Any] = {}
-    finished: set[str] = set()
-    for info in list_eval_logs(str(log_dir), recursive=False):
-        header = read_eval_log(info, header_only=True)
-        if header.eval.model not in models or header.eval.task_args != task_args:
-            continue
-        if header.status == "success":
-            finished.add(header.eval.model)
-        elif header.status in ("error", "cancelled"):
-            latest[header.eval.model] = info
-    return {model: info for model, info in latest.items() if model not in finished}
+    signature = inspect.signature(factory)
+    bound = signature.bind(**arguments)
+    bound.apply_defaults()
+    recorded: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+            recorded.update(value)
+        else:
+            recorded[name] = value
+    return recorded
 
 
 def run_suite(
@@ -208,36 +218,86 @@ def run_suite(
     max_tokens: int | None = None,
     max_retries: int | None = None,
     timeout: int | None = None,
+    roles: Mapping[str, str] | None = None,
+    realtime: bool | None = None,
 ) -> list[Any]:
-    """Run one suite against models; a model whose earlier run of the same task failed is resumed
-    with Inspect's retry (finished samples are reused, not asked again). Returns the logs."""
+    """Run one suite against models and return the logs. A model whose run already succeeded in
+    ``log_dir`` is up to date; one whose earlier attempt stopped (error, Ctrl-C, a killed process)
+    is resumed with Inspect's retry, reusing the samples it finished (:mod:`biaslab.runs`)."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai import eval_retry
 
+    from biaslab import runs
+    from biaslab._gc import tune_gc
+
+    tune_gc()
+
+    roles = dict(roles or {})
     ensure_dir(log_dir)
-    for model in models:
+    for model in [*models, *roles.values()]:
         _check_model(model)
-    task = registered_task(suite, preset=preset, n=n, seed=seed, params=params)
-    # the arguments Inspect records for the registered task (logprobs keeps its default)
-    task_args = {"preset": preset, "n": n, "seed": seed, "logprobs": True, **params}
-    retry = unfinished_logs(log_dir, task_args, models) if resume else {}
+    factory = task_factory(suite)
+    arguments = {"preset": preset, "n": n, "seed": seed, **params}
+    task = factory(**arguments)
+    task_args = recorded_task_args(factory, arguments)
+    specs = {m: runs.RunSpec(task.name, task_args, m, roles, limit) for m in models}
+    every_model = [*models, *roles.values()]
+    quiet = realtime is None and all(runs.is_reference_agent(m) for m in every_model)
+    defaults = runs.remote_defaults(every_model)
     common: dict[str, Any] = {
         "log_dir": str(log_dir),
         "max_connections": max_connections,
         "display": display,
         "score_display": False,
-        # Inspect retries a failing request forever by default (backoff up to 30 min)
-        "max_retries": max_retries,
-        "timeout": timeout,
+        "max_retries": max_retries if max_retries is not None else defaults.get("max_retries"),
+        "timeout": timeout if timeout is not None else defaults.get("timeout"),
+        "attempt_timeout": defaults.get("attempt_timeout"),
+        # built-in agents finish in seconds: the live view and crash buffer only cost time
+        "log_realtime": False if quiet else realtime,
+        "ctl_server": False if quiet else None,
+        # one failing sample must not cancel the others: the log ends as "error" and a rerun
+        # retries only the failed samples
+        "continue_on_fail": True,
     }
     logs: list[Any] = []
-    for model, info in sorted(retry.items()):
-        click.echo(f"resuming {model} from {info.name}", err=True)
-        # no max_tokens here: eval_retry does not take it, and reuses the failed run's own
-        logs.extend(eval_retry(info, **common))
-    fresh = [model for model in models if model not in retry]
-    if fresh:
-        logs.extend(inspect_eval(task, model=fresh, limit=limit, max_tokens=max_tokens, **common))
+    with contextlib.ExitStack() as stack, runs.SignalGuard() as guard:
+        for model in models:
+            stack.enter_context(runs.run_lock(log_dir, specs[model]))
+        before = runs.log_names(log_dir)
+        fresh: list[str] = []
+        for model in models:
+            previous = runs.previous_attempts(log_dir, specs[model]) if resume else None
+            for name in previous.unreadable if previous else ():
+                click.echo(f"biaslab: skipped unreadable log {name}", err=True)
+            if previous and previous.succeeded is not None:
+                click.echo(
+                    f"up to date: {model} seed={seed} -> {previous.succeeded.name}", err=True
+                )
+                from inspect_ai.log import read_eval_log
+
+                logs.append(read_eval_log(previous.succeeded, header_only=True))
+            elif previous and previous.unfinished is not None:
+                click.echo(f"resuming {model} from {previous.unfinished.name}", err=True)
+                # eval_retry reuses the failed run's own max_tokens
+                logs.extend(eval_retry(previous.unfinished, **common))
+            else:
+                fresh.append(model)
+        if fresh:
+            logs.extend(
+                inspect_eval(
+                    task,
+                    model=fresh,
+                    model_roles=runs.model_roles_arg(roles),
+                    limit=limit,
+                    max_tokens=max_tokens,
+                    **common,
+                )
+            )
+        stopped = guard.received is not None or any(log.status == "cancelled" for log in logs)
+        if stopped or len(logs) < len(models):
+            left = runs.logs_left_behind(log_dir, list(specs.values()), before)
+            expected = runs.sample_count(left) or len(task.dataset) * len(models)
+            raise runs.Interrupted(runs.interruption_line(left, expected), guard.exit_code())
     return logs
 
 
@@ -246,25 +306,64 @@ def run_suite(
 @click.option("--model", "models", multiple=True, required=True, help="provider/name (repeatable).")
 @generation_options
 @click.option("--seeds", default=None, help="Run once per seed, e.g. 1-20 (reproducibility).")
-@click.option("--log-dir", type=click.Path(path_type=Path), default=Path(DEFAULT_LOG_DIR))
-@click.option("--limit", type=int, default=None, help="Run only the first N items.")
-@click.option("--max-connections", type=int, default=None, help="Concurrent model requests.")
+@click.option(
+    "--log-dir",
+    type=LogLocation(),
+    default=Path(DEFAULT_LOG_DIR),
+    help="Where logs go (run all also takes an Inspect log URL such as s3://bucket/grid).",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Run only the first N items."
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Concurrent model requests (default: the provider's).",
+)
 @click.option("--display", default=None, help="Inspect display: full, rich, plain, log, none.")
-@click.option("--max-tokens", type=int, default=None, help="Cap on tokens per answer.")
+@click.option(
+    "--max-tokens", type=click.IntRange(min=1), default=None, help="Cap on tokens per answer."
+)
 @click.option(
     "--max-retries",
-    type=int,
+    type=click.IntRange(min=0),
     default=None,
-    help="Retries of a failed model request (default: Inspect's, unlimited with backoff).",
+    help=f"Retries of a failed model request (default for remote models: {DEFAULT_MAX_RETRIES}).",
 )
 @click.option(
-    "--timeout", type=int, default=None, help="Stop retrying a model request after this many s."
+    "--timeout",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Seconds a request may take, retries included (default: {DEFAULT_TIMEOUT}).",
 )
+@click.option("--judge", default=None, help="Model for the judge role (suites that need one).")
+@click.option(
+    "--model-role",
+    "model_roles",
+    multiple=True,
+    metavar="ROLE=MODEL",
+    help="Model for a named role, Inspect's spelling (repeatable): --model-role judge=M.",
+)
+@click.option("--self-judge", is_flag=True, help="Let the model under test be its own judge.")
 @click.option(
     "--resume/--no-resume",
     default=True,
     show_default=True,
-    help="Retry an earlier failed run of the same task in --log-dir, reusing finished samples.",
+    help="Skip a run of the same task that already succeeded in --log-dir and resume one that "
+    "stopped, reusing its finished samples.",
+)
+@click.option(
+    "--max-tasks",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With SUITE 'all': tasks of the eval set run at once (Inspect's default otherwise).",
+)
+@click.option(
+    "--realtime/--no-realtime",
+    default=None,
+    help="Inspect's live sample buffer (live view in `inspect view`, recovery of samples after a "
+    "hard kill). Default: off for built-in agents, on otherwise.",
 )
 def run(
     suite: str,
@@ -274,38 +373,180 @@ def run(
     seed: int,
     params: tuple[str, ...],
     seeds: str | None,
-    log_dir: Path,
+    log_dir: Path | str,
     limit: int | None,
     max_connections: int | None,
     display: str | None,
     max_tokens: int | None,
     max_retries: int | None,
     timeout: int | None,
+    judge: str | None,
+    model_roles: tuple[str, ...],
+    self_judge: bool,
     resume: bool,
+    max_tasks: int | None,
+    realtime: bool | None,
 ) -> None:
-    """Run a suite as an Inspect eval and write Inspect logs."""
+    """Run a suite as an Inspect eval and write Inspect logs. SUITE 'all' runs every suite's
+    default preset for every model (and seed) as one Inspect eval set; -p SUITE.KEY=VALUE then sets
+    one suite's parameter."""
     parsed = parse_params(params)
-    for one_seed in parse_seeds(seeds) if seeds else [seed]:
-        logs = run_suite(
-            suite,
-            models=models,
-            preset=preset,
-            n=n,
-            seed=one_seed,
-            params=parsed,
-            log_dir=log_dir,
-            limit=limit,
-            max_connections=max_connections,
-            display=display,
-            resume=resume,
-            max_tokens=max_tokens,
-            max_retries=max_retries,
-            timeout=timeout,
+    if suite != "all" and not isinstance(log_dir, Path):
+        fail(
+            f"biaslab run {suite} writes to a local --log-dir; for {log_dir} use `biaslab run all` "
+            "or `inspect eval-set`"
         )
-        for log in logs:
-            click.echo(log_summary(log, one_seed), err=True)
-        if any(log.status != "success" for log in logs):
-            raise SystemExit(1)
+    if suite == "all":
+        run_all(
+            models=models,
+            seeds=parse_seeds(seeds) if seeds else [seed],
+            n=n,
+            params=parsed,
+            judge=judge,
+            self_judge=self_judge,
+            log_dir=log_dir,
+            options={
+                "max_tasks": max_tasks,
+                "max_connections": max_connections,
+                "display": display,
+                "max_tokens": max_tokens,
+                "limit": limit,
+                "max_retries": max_retries,
+                "timeout": timeout,
+                "realtime": realtime,
+            },
+        )
+        return
+    assert isinstance(log_dir, Path)
+    # models that share their roles run in one eval (concurrently); --self-judge splits them
+    groups: dict[str, tuple[dict[str, str], list[str]]] = {}
+    for model in models:
+        roles = resolve_roles(suite, model, judge, model_roles, self_judge)
+        groups.setdefault(json.dumps(roles, sort_keys=True), (roles, []))[1].append(model)
+    for one_seed in parse_seeds(seeds) if seeds else [seed]:
+        for roles, group in groups.values():
+            logs = run_suite(
+                suite,
+                models=group,
+                preset=preset,
+                n=n,
+                seed=one_seed,
+                params=parsed,
+                log_dir=log_dir,
+                limit=limit,
+                max_connections=max_connections,
+                display=display,
+                resume=resume,
+                max_tokens=max_tokens,
+                max_retries=max_retries,
+                timeout=timeout,
+                roles=roles,
+                realtime=realtime,
+            )
+            for log in logs:
+                click.echo(log_summary(log, one_seed), err=True)
+            if any(log.status != "success" for log in logs):
+                raise SystemExit(1)
+
+
+def run_all(
+    *,
+    models: Sequence[str],
+    seeds: Sequence[int],
+    n: int | None,
+    params: Mapping[str, str],
+    judge: str | None,
+    self_judge: bool,
+    log_dir: Path | str,
+    options: Mapping[str, Any],
+) -> None:
+    """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
+    from biaslab import runs
+    from biaslab._gc import tune_gc
+    from biaslab.grid import GridSpec, run_grid, split_params
+    from biaslab.suites.registry import suite_names
+
+    if judge is not None and self_judge:
+        fail("--self-judge and a judge model are mutually exclusive")
+    names = tuple(suite_names())
+    spec = GridSpec(
+        models=tuple(models),
+        seeds=tuple(seeds),
+        suites=names,
+        params=split_params(params, names),
+        n=n,
+        judge=judge,
+        self_judge=self_judge,
+    )
+    if isinstance(log_dir, Path):
+        ensure_dir(log_dir)
+    every_model = [*models, *([judge] if judge else [])]
+    for model in every_model:
+        _check_model(model)
+    quiet = options.get("realtime") is None and all(runs.is_reference_agent(m) for m in every_model)
+    defaults = runs.remote_defaults(every_model)
+    eval_options: dict[str, Any] = {
+        "max_tasks": options.get("max_tasks"),
+        "max_connections": options.get("max_connections"),
+        "display": options.get("display"),
+        "max_tokens": options.get("max_tokens"),
+        "limit": options.get("limit"),
+        "max_retries": options.get("max_retries") or defaults.get("max_retries"),
+        "timeout": options.get("timeout") or defaults.get("timeout"),
+        "attempt_timeout": defaults.get("attempt_timeout"),
+        "log_realtime": False if quiet else options.get("realtime"),
+        "score_display": False,
+        "continue_on_fail": True,
+    }
+    tune_gc()
+    with runs.SignalGuard() as guard:
+        try:
+            success, logs = run_grid(spec, log_dir, eval_options)
+        except KeyboardInterrupt:
+            success, logs = False, []
+            guard.received = guard.received or runs.signal.SIGINT
+        if guard.received is not None:
+            raise runs.Interrupted(
+                "interrupted: the eval set stopped; run the same command to resume",
+                guard.exit_code(),
+            )
+    for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
+        click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
+                   f"{log.status} -> {log.location}", err=True)  # fmt: skip
+    if not success:
+        raise SystemExit(1)
+
+
+def resolve_roles(
+    suite: str, model: str, judge: str | None, pairs: Sequence[str], self_judge: bool
+) -> dict[str, str]:
+    """role -> model from --judge / --model-role / --self-judge, checked against what the suite
+    needs (one line when a required role is missing)."""
+    from biaslab.suites.registry import get_suite
+
+    roles: dict[str, str] = {}
+    for pair in pairs:
+        role, sep, name = pair.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            fail(f"bad --model-role {pair!r}: expected ROLE=MODEL")
+        roles[role.strip()] = name.strip()
+    if judge is not None:
+        if roles.get("judge", judge) != judge:
+            fail("--judge and --model-role judge=... name different models")
+        roles["judge"] = judge
+    if self_judge:
+        if "judge" in roles:
+            fail("--self-judge and a judge model are mutually exclusive")
+        roles["judge"] = model
+    needed = get_suite(suite).roles
+    for role in needed:
+        if role not in roles:
+            hint = " (or --self-judge)" if role == "judge" else ""
+            fail(f"suite {suite!r} needs a {role} model: add --model-role {role}=MODEL{hint}")
+    unused = sorted(set(roles) - set(needed))
+    if unused:
+        fail(f"suite {suite!r} has no {unused[0]!r} role (roles: {', '.join(needed) or 'none'})")
+    return roles
 
 
 def log_summary(log: Any, seed: int) -> str:
@@ -324,37 +565,41 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path, suite: str | None = None) -> dict[str, Any]:
-    """suite name -> analysis results (pydantic) for every biaslab log at ``path`` (or, with
-    ``suite``, a file of answers in that suite's documented format); says on stderr which logs were
-    skipped and which duplicate runs were collapsed."""
-    from biaslab.suites.registry import get_suite
+def analyse_path(path: Path | str, suite: str | None = None) -> Any:
+    """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
+    were collapsed."""
+    from biaslab.analysis import analyse
 
-    if suite is not None and path.suffix in ANSWER_FILE_SUFFIXES:
-        chosen = get_suite(suite)
-        if chosen.read_answers is None:
-            fail(f"suite {suite!r} cannot read answers from a file; give Inspect logs")
-        return {suite: chosen.analyze(chosen.read_answers(path))}
-    if path.suffix in ANSWER_FILE_SUFFIXES:
-        fail(f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE")
-
-    from biaslab.frames import answer_frame, read_log_set
-
-    log_set = read_log_set(path)
-    for line in [*log_set.skipped, *log_set.collapsed]:
+    analysis = analyse(path, suite)
+    for line in analysis.notes:
         click.echo(f"biaslab: {line}", err=True)
-    results: dict[str, Any] = {}
-    for suite_name in log_set.suites():
-        if suite is not None and suite_name != suite:
-            continue
-        results[suite_name] = get_suite(suite_name).analyze(answer_frame(log_set, suite_name))
-    if not results:
-        fail(f"no {suite} logs at {path}")
-    return results
+    return analysis
+
+
+def provenance_table(analysis: Any) -> str:
+    from biaslab.analysis import model_kind
+    from biaslab.report.tables import text_table
+
+    header = ["log", "status", "suite", "model", "kind", "roles", "seed", "preset", "samples"]
+    rows = [
+        [
+            r.file,
+            r.status,
+            r.suite,
+            r.model,
+            model_kind(r.model),
+            r.roles or "—",
+            r.seed,
+            r.preset or "default",
+            f"{r.samples_used}/{r.samples_total}",
+        ]
+        for r in analysis.provenance
+    ]
+    return "Logs read (samples used/in the run):\n" + text_table(header, rows)
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="results.json")
 @click.option(
@@ -362,35 +607,46 @@ def analyse_path(path: Path, suite: str | None = None) -> dict[str, Any]:
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def analyze(logs: Path, as_json: bool, output: Path | None, suite: str | None) -> None:
+def analyze(logs: Path | str, as_json: bool, output: Path | None, suite: str | None) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
+    from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    results = analyse_path(logs, suite)
-    payload = {name: result.model_dump(mode="json") for name, result in results.items()}
-    text = json.dumps(payload if len(payload) > 1 else next(iter(payload.values())), indent=2)
+    analysis = analyse_path(logs, suite)
     if output is not None:
-        try:
-            output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {output}: {exc.strerror or exc}")
+        write_document(analysis, output)
     if as_json:
-        click.echo(text)
-    else:
-        for name, result in results.items():
-            click.echo(get_suite(name).tables(result))
+        click.echo(json.dumps(document(analysis).model_dump(mode="json"), indent=2, sort_keys=True))
+        return
+    if analysis.provenance:
+        click.echo(provenance_table(analysis) + "\n")
+    for name, result in analysis.results.items():
+        click.echo(get_suite(name).tables(result))
 
 
 @cli.command()
-@click.argument("logs", type=click.Path(path_type=Path))
+@click.argument("logs", type=LogLocation())
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
-def report(logs: Path, output: Path) -> None:
+def report(logs: Path | str, output: Path) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
     written = write_report(analyse_path(logs), output)
     click.echo(f"report written to {written}")
+
+
+@cli.command()
+@click.argument("logs", type=LogLocation())
+def card(logs: Path | str) -> None:
+    """Print the bias card: one row per model, each method's headline bias beside its null."""
+    from biaslab.card import card_text
+
+    analysis = analyse_path(logs)
+    built = analysis.card()
+    if built is None:
+        fail(f"no suite at {logs} contributes to the bias card")
+    click.echo(card_text(built))
 
 
 @cli.command()
@@ -402,7 +658,7 @@ def models() -> None:
     for name, doc in agent_catalogue().items():
         click.echo(f"  biaslab/{name}: {doc}")
     click.echo("Embedded model (offline): biaslab/local — SmolLM2-135M-Instruct via llama.cpp")
-    click.echo("  options: biaslab/local?threads=1&ctx=2048&parallel=1&gguf=PATH (or BIASLAB_GGUF)")
+    click.echo("  options: biaslab/local?threads=1&ctx=8192&parallel=1&gguf=PATH (or BIASLAB_GGUF)")
     click.echo("Remote models: any Inspect provider, e.g. openai/gpt-4o-mini (OPENAI_API_KEY),")
     click.echo("  anthropic/claude-sonnet-4-0 (ANTHROPIC_API_KEY), vllm/<hf-id>, ollama/<name>,")
     click.echo("  openai-api/<service>/<model> for any OpenAI-compatible server")
@@ -414,27 +670,41 @@ def models() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Answer plus supporting/defeated paths.")
 @click.option("--subject", default=None, help="Override the file's query subject.")
 @click.option("--property", "prop", default=None, help="Override the file's query property.")
-def resolve(network: Path, as_json: bool, subject: str | None, prop: str | None) -> None:
+@click.option(
+    "--max-paths",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="With --json: paths of each kind listed (the rest are counted).",
+)
+def resolve(
+    network: Path, as_json: bool, subject: str | None, prop: str | None, max_paths: int
+) -> None:
     """Resolve NETWORK.json with skeptical inheritance: prints yes, no or unknown."""
     from biaslab.suites.defeasible.network import load_network
     from biaslab.suites.defeasible.resolver import explain
+    from biaslab.suites.defeasible.resolver import resolve as resolve_query
 
     net, query = load_network(network)
     subject = subject or (query.subject if query else None)
     prop = prop or (query.property if query else None)
     if not subject or not prop:
         fail(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
-    explanation = explain(net, subject, prop)
-    if as_json:
-        data = explanation.to_dict()
-        payload = {
-            "answer": data["answer"],
-            "query": {"subject": subject, "property": prop},
-            "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
-        }
-        click.echo(json.dumps(payload, indent=2))
-    else:
-        click.echo(explanation.answer)
+    nodes = set(net.nodes)
+    for role, name in (("subject", subject), ("property", prop)):
+        if name not in nodes:
+            fail(f"{network}: the {role} {name!r} is not a node of the network")
+    if not as_json:
+        click.echo(resolve_query(net, subject, prop))
+        return
+    data = explain(net, subject, prop, max_paths=max_paths).to_dict()
+    payload = {
+        "answer": data["answer"],
+        "query": {"subject": subject, "property": prop},
+        "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
+        "omitted": {"supporting": data["omitted_supporting"], "defeated": data["omitted_defeated"]},
+    }
+    click.echo(json.dumps(payload, indent=2))
 
 
 DEMO_AGENTS = (
@@ -460,8 +730,8 @@ def local_model_available() -> bool:
     return importlib.util.find_spec("xllamacpp") is not None and bundled_gguf() is not None
 
 
-LOCAL_DEMO_MAX_TOKENS = 24  # the tiny model rambles; an answer line needs a few tokens
-LOCAL_DEMO_MODEL = "biaslab/local?ctx=4096"  # a hard default-topology conversation needs > 2048
+LOCAL_DEMO_MAX_TOKENS = None  # the embedded model's own answer-length cap
+LOCAL_DEMO_MODEL = "biaslab/local"
 
 
 @cli.command()
@@ -486,9 +756,7 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
         with_local = local_model_available()
         if not with_local:
             click.echo("[demo] embedded model not installed: skipping biaslab/local", err=True)
-    log_dir = ensure_dir(out / "logs")
-    for old in sorted(log_dir.glob("*.eval")):
-        old.unlink()  # the demo's own logs from an earlier demo: start afresh
+    log_dir = clear_previous_demo(out)
     quiet: dict[str, Any] = {
         "log_dir": log_dir,
         "limit": None,
@@ -530,9 +798,48 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
         for log in local_logs:
             if log.status != "success":
                 click.echo(f"[demo] warning: {log_summary(log, seed)}", err=True)
+    record_demo(out, log_dir)
     click.echo("[demo] analysing and writing the report", err=True)
     written = write_report(analyse_path(log_dir), out / "report")
     click.echo(f"report written to {written}")
+
+
+DEMO_MARKER = ".biaslab-demo.json"
+
+
+def clear_previous_demo(out: Path) -> Path:
+    """The demo's log directory, emptied of what an earlier demo wrote (listed in a marker file)
+    and of nothing else: logs or a report the user put there stop the demo before it changes
+    anything."""
+    marker = out / DEMO_MARKER
+    try:
+        written = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
+    except (OSError, ValueError):
+        written = {}
+    ours = set(written.get("logs", []))
+    log_dir, report = out / "logs", out / "report" / "report.md"
+    foreign = sorted(p.name for p in log_dir.glob("*.eval") if p.name not in ours)
+    if foreign:
+        fail(
+            f"{log_dir} holds Inspect logs that biaslab demo did not write ({foreign[0]}, ...); "
+            "use another --out (nothing was changed)"
+        )
+    if report.exists() and not written.get("report"):
+        fail(f"{report} was not written by biaslab demo; use another --out (nothing was changed)")
+    ensure_dir(log_dir)
+    for name in sorted(ours):
+        (log_dir / name).unlink(missing_ok=True)
+    return log_dir
+
+
+def record_demo(out: Path, log_dir: Path) -> None:
+    """List what the demo wrote, so the next demo may remove it (and only it)."""
+    logs = sorted(p.name for p in log_dir.glob("*.eval"))
+    data = {"logs": logs, "report": True}
+    try:
+        (out / DEMO_MARKER).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out / DEMO_MARKER}: {exc.strerror or exc}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -548,8 +855,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         click.echo(f"biaslab: error: {exc.format_message()}", err=True)
         return exc.exit_code
+    except Interrupted as exc:
+        click.echo(f"biaslab: {exc}", err=True)
+        return exc.exit_code
     except click.Abort:
-        click.echo("biaslab: aborted", err=True)
+        click.echo("biaslab: interrupted", err=True)
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1

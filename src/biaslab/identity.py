@@ -54,7 +54,7 @@ def roles_spec(model_roles: Mapping[str, Any] | None) -> dict[str, Any]:
         for config in configs:
             data = _plain(config) or {}
             if isinstance(data, str):
-                specs.append({"model": data})
+                specs.append({"model": data, "args": {}, "config": {}})
                 continue
             specs.append(
                 {

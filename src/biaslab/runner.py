@@ -33,7 +33,10 @@ def generate_items(
         from biaslab.errors import BiaslabError
 
         raise BiaslabError(f"--n must be at least 1, got {count}")
-    items = suite.generate(config, seed, count)
+    from biaslab import progress
+
+    with progress.reporting(f"generating {suite_name} items"):
+        items = suite.generate(config, seed, count)
     return Generated(suite=suite, config=config.model_dump(mode="json"), seed=seed, items=items)
 
 
@@ -56,9 +59,13 @@ def suite_task(
 ) -> Any:
     """The Inspect Task for a suite's generated items: the suite's own task shape, or the label
     conversation. Either way the task carries the metadata that identifies the run."""
-    from biaslab.tasks import TaskSettings, build_task, task_metadata
+    from biaslab.errors import BiaslabError
+    from biaslab.tasks import TaskArgumentError, TaskSettings, build_task, task_metadata
 
-    generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
+    try:
+        generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
+    except BiaslabError as exc:
+        raise TaskArgumentError(str(exc)) from None
     settings = TaskSettings(
         suite=suite_name,
         config=generated.config,

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai import Task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Logprobs
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from biaslab.answers import label_probabilities, parse_answer
+from biaslab.errors import BiaslabError
 from biaslab.records import (
     AnswerRecord,
     OpenAnswerRecord,
@@ -31,6 +33,15 @@ from biaslab.records import (
 from biaslab.schema import Item, Turn
 
 TOP_LOGPROBS = 5
+
+
+class TaskArgumentError(BiaslabError, PrerequisiteError):
+    """A bad task argument: one line under ``biaslab run`` (a BiaslabError) and under
+    ``inspect eval`` (Inspect prints a PrerequisiteError's message without a traceback)."""
+
+    def __init__(self, message: str) -> None:
+        BiaslabError.__init__(self, message)
+        self.message = f"biaslab: error: {message}"
 
 
 @dataclass(frozen=True)

@@ -651,7 +651,7 @@ def test_tables_and_report_render_every_section(tmp_path: Path) -> None:
         assert title in text
     markdown = A.report(res, tmp_path)
     for name in ("accuracy", "bias_gap", "dissociation", "confidence_distance", "reseeding"):
-        png = tmp_path / f"defeasible_{name}.png"
+        png = tmp_path / f"defeasible_{name}.svg"
         assert png.exists() and png.stat().st_size > 5000, name
         assert f"]({png.name})" in markdown
     assert "### Decisions" in markdown and "nan" not in markdown.lower()
@@ -663,7 +663,7 @@ def test_report_says_why_a_figure_is_missing(tmp_path: Path) -> None:
     assert "No confidence-vs-distance figure: no label probabilities" in markdown
     assert "No reseeding boxplots" in markdown and "No dissociation figure" in markdown
     assert "No BiasGap/odds-ratio figure" in markdown
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["defeasible_accuracy.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["defeasible_accuracy.svg"]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -306,7 +306,52 @@ def test_explain_tweety() -> None:
                 "reason": "preempted by penguin -/-> flies",
             }
         ],
+        "omitted_supporting": 0,
+        "omitted_defeated": 0,
     }
+
+
+def layered_dag(width: int, depth: int) -> Network:
+    """width nodes per layer, every node linked to every node of the next: width**depth paths."""
+    links = [Link("s", f"0_{j}", True) for j in range(width)]
+    for layer in range(depth - 1):
+        links += [
+            Link(f"{layer}_{a}", f"{layer + 1}_{b}", True)
+            for a in range(width)
+            for b in range(width)
+        ]
+    links += [Link(f"{depth - 1}_{j}", "goal", True) for j in range(width)]
+    return make_network(links)
+
+
+def test_explain_is_bounded_and_counts_what_it_leaves_out() -> None:
+    network = layered_dag(width=4, depth=12)  # 4**12 = 16.7 million supported paths
+    explanation = explain(network, "s", "goal", max_paths=10)
+    assert explanation.answer == "yes"
+    assert len(explanation.supporting) == 10
+    assert explanation.omitted_supporting == 4**12 - 10
+    assert all(len(path.nodes) == 14 for path in explanation.supporting)
+    assert len(set(explanation.supporting)) == 10
+
+
+def test_explain_lists_every_path_when_unbounded_and_shortest_first() -> None:
+    links = [Link("s", "a", True), Link("a", "g", True), Link("s", "b", True)]
+    links += [Link("b", "c", True), Link("c", "g", True), Link("s", "g", True)]
+    explanation = explain(make_network(links), "s", "g", max_paths=None)
+    assert [p.nodes for p in explanation.supporting] == [
+        ("s", "g"),
+        ("s", "a", "g"),
+        ("s", "b", "c", "g"),
+    ]
+    assert explain(make_network(links), "s", "g", max_paths=2).omitted_supporting == 1
+
+
+def test_a_long_chain_resolves_without_recursion() -> None:
+    n = 5_000
+    network = make_network(Link(f"n{i}", f"n{i + 1}", True) for i in range(n - 1))
+    assert resolve(network, "n0", f"n{n - 1}") == "yes"
+    explanation = explain(network, "n0", f"n{n - 1}")
+    assert len(explanation.supporting[0].nodes) == n
 
 
 def test_explain_nixon_reports_unresolved_conflicts() -> None:

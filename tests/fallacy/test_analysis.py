@@ -169,5 +169,5 @@ def test_report_writes_tables_and_a_figure(tmp_path: Path) -> None:
     results = analyze(capability_frame())
     markdown = report(results, tmp_path)
     assert "FallacyRate" in markdown and "chance" in markdown
-    assert (tmp_path / "fallacy_rate.png").exists()
+    assert (tmp_path / "fallacy_rate.svg").exists() and "(fallacy_rate.svg)" in markdown
     assert results.model_dump_json() == analyze(capability_frame()).model_dump_json()

@@ -20,7 +20,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     assert main(["analyze", str(logs), "-o", str(out)]) == 0
     report = logs.parent / "report"
     assert main(["report", str(logs), "-o", str(report)]) == 0
-    return {"results": json.loads(out.read_text()), "report": (report / "report.md").read_text()}
+    document = json.loads(out.read_text())
+    return {
+        "results": document["suites"]["fallacy"],
+        "card": document["card"],
+        "report": (report / "report.md").read_text(),
+    }
 
 
 def rows(results: dict[str, object], model: str) -> list[dict[str, object]]:
@@ -61,6 +66,15 @@ def test_reversal_table_and_report(results: dict[str, object]) -> None:
     assert reversal["biaslab/etr"]["pairs"] == 4
     report = str(results["report"])
     assert "## Fallacies (ETR)" in report and "Premise-order reversal" in report
+
+
+def test_bias_card_cells(results: dict[str, object]) -> None:
+    card = results["card"]
+    assert isinstance(card, dict) and "fallacy" in card["methods"]
+    cells = {row["model"]: row["cells"]["fallacy"] for row in card["rows"]}
+    assert not cells["biaslab/oracle"]["defined"]
+    assert cells["biaslab/etr"]["value"] == 1.0 and cells["biaslab/etr"]["null_label"] == "chance"
+    assert cells["biaslab/etr"]["significant"] is True
 
 
 def test_generate_with_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

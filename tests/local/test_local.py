@@ -134,7 +134,7 @@ def test_bad_parameters_are_one_line_errors(
 def test_parameters_parse_from_name_and_model_args() -> None:
     from biaslab.local.provider import parse_model_name
 
-    assert parse_model_name("local") == {"gguf": None, "threads": 1, "ctx": 2048, "parallel": 1}
+    assert parse_model_name("local") == {"gguf": None, "threads": 1, "ctx": 8192, "parallel": 1}
     opts = parse_model_name("local?threads=2&ctx=4096", parallel="3")
     assert opts == {"gguf": None, "threads": 2, "ctx": 4096, "parallel": 3}
 

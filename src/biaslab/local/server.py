@@ -28,8 +28,9 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_THREADS = 1
 """One thread: with a second busy core, ggml's spinning thread barriers make 2 threads ~40x slower."""
-DEFAULT_CTX = 2048
-"""Context per slot (per concurrent conversation), in tokens."""
+DEFAULT_CTX = 8192
+"""Context per slot (per concurrent conversation), in tokens: SmolLM2's training context, so a
+long conversation fits (its KV cache is ~190 MB at this size)."""
 DEFAULT_PARALLEL = 1
 """Slots (conversations decoded at once). One keeps memory low and results schedule-independent."""
 DEFAULT_START_TIMEOUT = 120.0

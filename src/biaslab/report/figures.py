@@ -1,7 +1,10 @@
-"""Matplotlib figures shared by suites (headless Agg backend, deterministic PNG metadata)."""
+"""Matplotlib figures shared by suites: SVG (crisp at whatever width the report is read), headless
+Agg backend, deterministic bytes (no date stamp, fixed element ids). A caller names a figure
+``x.png`` or ``x.svg``; the figure is written as ``x.svg`` and that path is returned."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,7 +17,12 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.ticker import MaxNLocator
 
-_PNG_METADATA = {"Software": None}  # no version/time stamps: same data -> same bytes
+# element ids from a fixed salt (same data, same bytes); text stays text (small, selectable)
+matplotlib.rcParams["svg.hashsalt"] = "biaslab"
+matplotlib.rcParams["svg.fonttype"] = "none"
+
+_SVG_METADATA = {"Date": None, "Creator": None}  # no version/time stamps: same data -> same bytes
+_PANEL_TITLE_WIDTH = 44  # characters per line of a small-multiple panel title
 
 
 def heatmap(
@@ -45,20 +53,20 @@ def heatmap(
             ax.text(j, i, text, ha="center", va="center", color="white" if light else "black")
     fig.colorbar(image, ax=ax, label=cbar_label)
     ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 Interval = tuple[float, float] | None
 
 
 def _save(fig: plt.Figure, path: Path) -> Path:
+    target = path.with_suffix(".svg")
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    try:
+        fig.savefig(target, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return target
 
 
 def _nan(value: float | None) -> float:
@@ -238,7 +246,185 @@ def matched_tables(
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of pairs")
     ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
+def forest_plot(
+    path: Path,
+    labels: Sequence[str],
+    estimates: Sequence[float | None],
+    intervals: Sequence[Interval],
+    *,
+    title: str,
+    xlabel: str,
+    bands: Sequence[tuple[float | None, Interval]] | None = None,
+    band_label: str = "baseline",
+    reference: float | None = 0.0,
+) -> Path:
+    """One row per estimate (point and CI whisker, top to bottom in the given order); a row's
+    ``bands`` entry (estimate, interval) is drawn behind it as a shaded band with a tick, e.g. the
+    value a null process gets in the same setup. Missing estimates are marked "n/a"."""
+    n = max(len(labels), 1)
+    longest = max((len(label) for label in labels), default=10)
+    fig, ax = plt.subplots(figsize=(5.0 + 0.07 * longest, 1.2 + 0.42 * n))
+    y = np.arange(len(labels))[::-1].astype(float)
+    shown_band = False
+    for row, (value, ci) in enumerate(zip(estimates, intervals, strict=True)):
+        band = bands[row] if bands is not None else None
+        if band is not None and band[1] is not None:
+            lo, hi = band[1]
+            ax.fill_betweenx([y[row] - 0.35, y[row] + 0.35], lo, hi, color="#f2b880", alpha=0.6,
+                             linewidth=0, label=None if shown_band else band_label)  # fmt: skip
+            shown_band = True
+        if band is not None and band[0] is not None:
+            ax.plot([band[0]] * 2, [y[row] - 0.35, y[row] + 0.35], color="#c0662b", linewidth=1.5)
+        if value is None:
+            ax.annotate("n/a", (0.02, y[row]), xycoords=("axes fraction", "data"), va="center",
+                        fontsize=8)  # fmt: skip
+            continue
+        if ci is not None:
+            ax.plot([ci[0], ci[1]], [y[row]] * 2, color="black", linewidth=1.2)
+        ax.plot([value], [y[row]], "o", color="#1f4e9c", markersize=5)
+    if reference is not None:
+        ax.axvline(reference, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y, labels=list(labels), fontsize=8)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    if shown_band:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(fig, path)
+
+
+ScatterPanel = Mapping[str, Sequence[float]]
+"""Keys: ``x``, ``y`` (points); optional ``bin_x``, ``bin_y`` (binned means) and ``line_x``,
+``line_y``, ``line_lo``, ``line_hi`` (a fitted line and its band)."""
+
+
+def scatter_fit(
+    path: Path,
+    panels: Mapping[str, ScatterPanel],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """Small multiples: points, binned means and a fitted line with its shaded band per panel."""
+    n = max(len(panels), 1)
+    cols = min(n, 3)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.2 * rows), squeeze=False)
+    for ax, (name, data) in zip(axes.ravel(), panels.items(), strict=False):
+        ax.scatter(data.get("x", ()), data.get("y", ()), s=6, alpha=0.35, color="grey")
+        if data.get("line_x"):
+            ax.fill_between(data["line_x"], data["line_lo"], data["line_hi"], color="#1f4e9c",
+                            alpha=0.2, linewidth=0)  # fmt: skip
+            ax.plot(data["line_x"], data["line_y"], color="#1f4e9c", linewidth=1.5)
+        if data.get("bin_x"):
+            ax.plot(data["bin_x"], data["bin_y"], "s", color="#c0662b", markersize=5)
+        if reference is not None:
+            ax.axhline(reference, color="black", linewidth=0.6)
+        ax.set_title(textwrap.fill(name, _PANEL_TITLE_WIDTH), fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+    for ax in axes.ravel()[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def trajectory_lines(
+    path: Path,
+    panels: Mapping[str, Sequence[tuple[Sequence[float | None], str]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = (0.0, 1.0),
+) -> Path:
+    """Small multiples of lines (one per trajectory) coloured by group (e.g. the outcome); a
+    ``None`` value breaks the line. Groups keep their colour across panels."""
+    groups = sorted({group for lines in panels.values() for _, group in lines})
+    colours = {g: plt.get_cmap("tab10")(i % 10) for i, g in enumerate(groups)}
+    n = max(len(panels), 1)
+    cols = min(n, 3)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.0 * rows), squeeze=False)
+    for ax, (name, lines) in zip(axes.ravel(), panels.items(), strict=False):
+        for values, group in lines:
+            ys = np.array([_nan(v) for v in values], dtype=float)
+            ax.plot(np.arange(len(ys)), ys, color=colours[group], alpha=0.5, linewidth=0.9)
+        ax.set_title(textwrap.fill(name, _PANEL_TITLE_WIDTH), fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+    for ax in axes.ravel()[len(panels) :]:
+        ax.set_visible(False)
+    handles = [plt.Line2D([], [], color=colours[g], label=g) for g in groups]
+    if handles:
+        fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+_CARD_COLOURS = {"flagged": "#f4a582", "clear": "#f7f7f7", "undefined": "#e0e0e0"}
+
+
+def card_grid(
+    path: Path,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    headlines: Sequence[str],
+    labels: Sequence[Sequence[str]],
+    states: Sequence[Sequence[str]],
+) -> list[Path]:
+    """The bias card as a grid (rows = models, columns = methods): a cell is coloured only when
+    its bias is flagged, hatched grey when not defined. Written as SVG (for the report) and PNG
+    (for slides and papers); returns both paths."""
+    width = 2.4 + 3.3 * max(len(columns), 1)
+    height = 1.3 + 0.62 * max(len(rows), 1)
+    fig, ax = plt.subplots(figsize=(width, height))
+    for i in range(len(rows)):
+        for j in range(len(columns)):
+            state = states[i][j]
+            rect = plt.Rectangle(
+                (j, len(rows) - 1 - i),
+                1,
+                1,
+                facecolor=_CARD_COLOURS.get(state, "#ffffff"),
+                edgecolor="#999999",
+                hatch="///" if state == "undefined" else None,
+                linewidth=0.8,
+            )
+            ax.add_patch(rect)
+            text = labels[i][j]
+            if len(text) > 38:
+                text = text[:36] + "…"
+            ax.text(j + 0.5, len(rows) - 0.5 - i, text, ha="center", va="center", fontsize=7.5)
+    ax.set_xlim(0, len(columns))
+    ax.set_ylim(0, len(rows))
+    ax.set_xticks([j + 0.5 for j in range(len(columns))])
+    ax.set_xticklabels([f"{c}\n{h}" for c, h in zip(columns, headlines, strict=True)], fontsize=7.5)
+    ax.xaxis.tick_top()
+    ax.set_yticks([len(rows) - 0.5 - i for i in range(len(rows))])
+    ax.set_yticklabels(list(rows), fontsize=8)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(
+        "Bias card: coloured = excess over the null significant; hatched = not defined",
+        fontsize=9,
+        pad=28,
+    )
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=_PNG_METADATA)
-    plt.close(fig)
-    return path
+    png = path.with_suffix(".png")
+    try:
+        fig.savefig(png, format="png", dpi=150, metadata={"Software": None}, bbox_inches="tight")
+    except OSError:
+        plt.close(fig)
+        raise
+    svg = _save(fig, path)
+    return [svg, png]

@@ -1,4 +1,5 @@
-"""Plain-text and Markdown tables; undefined values print as "—" with their reason kept nearby."""
+"""Plain-text and Markdown tables; undefined values print as "n/a" (never as 0), with their reason
+kept in results.json."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ from collections.abc import Sequence
 
 def fmt(value: object, digits: int = 3) -> str:
     if value is None:
-        return "—"
+        return "n/a"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         if math.isnan(value):
-            return "—"
+            return "n/a"
         if value != 0 and abs(value) < 10 ** (-digits):
             return f"{value:.1e}"
         return f"{value:.{digits}f}"

@@ -25,6 +25,7 @@ Modules, by the kind of question they answer: :mod:`~biaslab.stats.paired` (McNe
 :mod:`~biaslab.stats.multiple` (Holm, BH), :mod:`~biaslab.stats.bootstrap` (cluster bootstraps),
 :mod:`~biaslab.stats.agreement` (ICC, Kruskal-Wallis, CV), :mod:`~biaslab.stats.correlation`
 (correlations, Brier, proportions), :mod:`~biaslab.stats.regression` (slopes),
+:mod:`~biaslab.stats.martingale` (the Martingale score: CR1, IV, binned test, MDE),
 :mod:`~biaslab.stats.permutation` (stratified permutation nulls),
 :mod:`~biaslab.stats.proportions` (Wilson intervals, exact nulls of rates with known chances) and
 :mod:`~biaslab.stats.results` (the typed results). Import from ``biaslab.stats``.
@@ -39,6 +40,16 @@ from biaslab.stats.correlation import (
     pearson,
     spearman,
     two_proportion_ztest,
+)
+from biaslab.stats.martingale import (
+    BinnedMeans,
+    FitLine,
+    MartingaleResult,
+    binned_means,
+    fit_line,
+    martingale_iv,
+    martingale_score,
+    minimum_detectable_effect,
 )
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
@@ -55,7 +66,7 @@ from biaslab.stats.proportions import (
     bernoulli_null,
     wilson_interval,
 )
-from biaslab.stats.regression import mixed_slope, ols_slope
+from biaslab.stats.regression import compare_estimates, mixed_slope, ols_slope
 from biaslab.stats.results import (
     AdjustedPValues,
     BootstrapResult,
@@ -75,13 +86,16 @@ from biaslab.stats.results import (
 
 __all__ = [
     "AdjustedPValues",
+    "BinnedMeans",
     "BootstrapResult",
     "CVResult",
     "CorrelationResult",
     "ExactNullResult",
     "ExponentialFitResult",
+    "FitLine",
     "ICCResult",
     "KruskalResult",
+    "MartingaleResult",
     "McNemarResult",
     "MeanDiffResult",
     "NullResult",
@@ -95,16 +109,22 @@ __all__ = [
     "StatResult",
     "adjust_pvalues",
     "bernoulli_null",
+    "binned_means",
     "bootstrap_mean",
     "bootstrap_mean_diff",
     "brier",
     "coefficient_of_variation",
+    "compare_estimates",
     "exponential_fit",
+    "fit_line",
     "icc_2_1",
     "kruskal",
+    "martingale_iv",
+    "martingale_score",
     "mcnemar",
     "mcnemar_one_sided",
     "mcnemar_paired",
+    "minimum_detectable_effect",
     "mixed_slope",
     "null_fields",
     "odds_ratio",

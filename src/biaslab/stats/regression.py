@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from scipy import stats as sps
 from statsmodels.regression.linear_model import OLS
 from statsmodels.regression.mixed_linear_model import MixedLM
 
@@ -18,7 +19,7 @@ from biaslab.stats._inputs import (
     _nonfinite_reason,
     _same_length,
 )
-from biaslab.stats.results import SlopeResult
+from biaslab.stats.results import SlopeResult, StatResult
 
 _MAX_WARNINGS = 10
 
@@ -189,3 +190,32 @@ def mixed_slope(
             **fields, se=None, ci_reason="standard error not finite (singular Hessian)"
         )
     return SlopeResult(**fields, se=bse, pvalue=pval, ci=(lo, hi))
+
+
+def compare_estimates(
+    a: float,
+    se_a: float,
+    b: float,
+    se_b: float,
+    *,
+    alternative: Literal["two-sided", "greater", "less"] = "greater",
+) -> StatResult:
+    """Wald z-test of a − b for two independent estimates with standard errors (e.g. a model's
+    Martingale score against its judge's baseline on other data): z = (a − b)/√(se_a² + se_b²)."""
+    common: dict[str, Any] = {"method": f"Wald z-test of a difference ({alternative})", "n": 2}
+    values = (a, se_a, b, se_b)
+    if not all(math.isfinite(v) for v in values) or se_a < 0 or se_b < 0:
+        return StatResult(**common, defined=False, reason="an estimate or SE is not finite")
+    se = math.sqrt(se_a**2 + se_b**2)
+    if se == 0:
+        return StatResult(**common, defined=False, reason="both standard errors are 0")
+    z = (a - b) / se
+    if alternative == "greater":
+        p = float(sps.norm.sf(z))
+    elif alternative == "less":
+        p = float(sps.norm.cdf(z))
+    else:
+        p = float(2 * sps.norm.sf(abs(z)))
+    half = float(sps.norm.ppf(0.975)) * se
+    low, high = a - b - half, a - b + half
+    return StatResult(**common, statistic=z, pvalue=p, ci=(low, high), ci_level=0.95)

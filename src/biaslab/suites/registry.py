@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from inspect_ai import Task
 
+    from biaslab.card import CardCell
     from biaslab.records import AnswerParser
     from biaslab.tasks import TaskSettings
 
@@ -53,6 +54,8 @@ class Suite:
     roles: tuple[str, ...] = ()
     #: parser name -> reader of an open-ended turn's answer (``Turn.parser``)
     parsers: Mapping[str, AnswerParser] = field(default_factory=dict)
+    #: results -> model -> the suite's cell of the bias card (:mod:`biaslab.card`), or None
+    card: Callable[[Any], Mapping[str, CardCell]] | None = None
 
 
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
@@ -60,6 +63,7 @@ SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
     "fallacy": "biaslab.suites.fallacy.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
+    "entrenchment": "biaslab.suites.entrenchment.suite",
 }
 
 

@@ -200,6 +200,8 @@ def load_network(path: Path) -> tuple[Network, Query | None]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise NetworkError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise NetworkError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

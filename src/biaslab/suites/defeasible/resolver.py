@@ -78,6 +78,7 @@ a node to itself in an acyclic network).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -85,6 +86,9 @@ from typing import Any, Literal
 from biaslab.suites.defeasible.network import Link, Network
 
 Answer = Literal["yes", "no", "unknown"]
+
+#: paths of each kind ``explain`` lists at most by default
+DEFAULT_MAX_PATHS = 50
 
 __all__ = [
     "Answer",
@@ -145,12 +149,17 @@ class Explanation:
     answer: Answer
     supporting: tuple[Path, ...]
     defeated: tuple[DefeatedPath, ...]
+    #: paths of each kind left out by ``explain``'s bound (a DAG can hold exponentially many)
+    omitted_supporting: int = 0
+    omitted_defeated: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "answer": self.answer,
             "supporting": [path.to_dict() for path in self.supporting],
             "defeated": [path.to_dict() for path in self.defeated],
+            "omitted_supporting": self.omitted_supporting,
+            "omitted_defeated": self.omitted_defeated,
         }
 
 
@@ -320,22 +329,39 @@ def resolve(network: Network, subject: str, property: str) -> Answer:
 # --------------------------------------------------------------------------------------------------
 
 
-def _supported_paths_to(
-    state: _State, node: str, memo: dict[str, list[tuple[str, ...]]]
+def _path_counts(state: _State, order: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Number of supported positive paths from the subject to each node, and the length of the
+    shortest, by one pass in topological order (no enumeration: a DAG can hold exponentially many)."""
+    counts, shortest = {state.subject: 1}, {state.subject: 0}
+    for node in order:
+        parents = [p for p in state.parents.get(node, ()) if p in counts]
+        if parents:
+            counts[node] = sum(counts[p] for p in parents)
+            shortest[node] = 1 + min(shortest[p] for p in parents)
+    return counts, shortest
+
+
+def _shortest_supported_paths(
+    state: _State, node: str, limit: int, shortest: dict[str, int]
 ) -> list[tuple[str, ...]]:
-    """Every supported positive path from the subject to node (the subject alone for itself)."""
-    if node in memo:
-        return memo[node]
-    if node == state.subject:
-        paths: list[tuple[str, ...]] = [(node,)]
-    else:
-        paths = [
-            (*prefix, node)
-            for parent in state.parents.get(node, ())
-            for prefix in _supported_paths_to(state, parent, memo)
-        ]
-    memo[node] = paths
-    return paths
+    """Up to ``limit`` supported positive paths from the subject to ``node``, shortest first (then
+    by node names): a best-first walk back along admissible parents, exact because ``shortest``
+    is the true remaining distance to the subject."""
+    if node not in shortest:
+        return []
+    heap: list[tuple[int, tuple[str, ...]]] = [(shortest[node], (node,))]
+    found: list[tuple[str, ...]] = []
+    while heap and len(found) < limit:
+        _, suffix = heapq.heappop(heap)
+        head = suffix[0]
+        if head == state.subject:
+            found.append(suffix)
+            continue
+        for parent in state.parents.get(head, ()):
+            if parent in shortest:
+                extended = (parent, *suffix)
+                heapq.heappush(heap, (len(extended) - 1 + shortest[parent], extended))
+    return found
 
 
 def _find_link(network: Network, src: str, dst: str, positive: bool) -> Link:
@@ -365,24 +391,34 @@ def _defeat_reason(
     return f"conflicted by {rival} (neither is more specific)"
 
 
-def explain(network: Network, subject: str, property: str) -> Explanation:
-    """The answer with every constructible path to the property, supported or defeated (and why)."""
+def explain(
+    network: Network, subject: str, property: str, max_paths: int | None = DEFAULT_MAX_PATHS
+) -> Explanation:
+    """The answer with the constructible paths to the property, supported or defeated (and why):
+    at most ``max_paths`` of each kind, shortest first, with the number left out."""
     if subject == property or not _has_node(network, subject):
         return Explanation("unknown", (), ())
-    state = _evaluate(network, subject, property)
+    order_nodes = _topological_order(network, subject, _ancestors_of(network, property))
+    state = _State(network, subject)
+    for node in order_nodes:
+        state.visit(node)
     answer = state.verdict.get(property, "unknown")
     if property not in state.verdict:
         return Explanation(answer, (), ())
+    counts, shortest = _path_counts(state, order_nodes)
+    limit = max_paths if max_paths is not None else sum(counts.values()) + 1
     incoming = state.incoming(property)
-    memo: dict[str, list[tuple[str, ...]]] = {}
     supporting: list[Path] = []
     defeated: list[DefeatedPath] = []
+    totals = {True: 0, False: 0}  # supporting, defeated
     for positive, sources in ((True, incoming.pos), (False, incoming.neg)):
         own, other = (incoming.pos, incoming.neg) if positive else (incoming.neg, incoming.pos)
         rules = state.rules(own, other)
         for source, strict in sources.items():
-            prefixes = _supported_paths_to(state, source, memo)
-            if rules.admits(source, strict, subject):
+            prefixes = _shortest_supported_paths(state, source, limit, shortest)
+            admitted = rules.admits(source, strict, subject)
+            totals[admitted] += counts.get(source, 0)
+            if admitted:
                 supporting.extend(Path((*p, property), positive) for p in prefixes)
             else:
                 reason = _defeat_reason(state, property, source, positive, strict, incoming)
@@ -391,8 +427,12 @@ def explain(network: Network, subject: str, property: str) -> Explanation:
     def order(path: Path) -> tuple[int, tuple[str, ...], bool]:
         return len(path.nodes), path.nodes, path.positive
 
+    kept_supporting = sorted(supporting, key=order)[:limit]
+    kept_defeated = sorted(defeated, key=order)[:limit]
     return Explanation(
         answer=answer,
-        supporting=tuple(sorted(supporting, key=order)),
-        defeated=tuple(sorted(defeated, key=order)),
+        supporting=tuple(kept_supporting),
+        defeated=tuple(kept_defeated),
+        omitted_supporting=totals[True] - len(kept_supporting),
+        omitted_defeated=totals[False] - len(kept_defeated),
     )

@@ -121,7 +121,7 @@ def report(results: FallacyResults, out_dir: Path) -> str:
     figure = None
     if standard:
         figure = bar_chart(
-            out_dir / "fallacy_rate.png",
+            out_dir / "fallacy_rate.svg",
             [r.model for r in standard],
             {
                 "FallacyRate": [r.fallacy_rate for r in standard],

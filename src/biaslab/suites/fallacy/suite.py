@@ -45,6 +45,12 @@ def _read_view(turn: Turn, item: Item, completion: str) -> AnswerRecord:
     return read_view(turn, item, completion)
 
 
+def _card(results: Any) -> Any:
+    from biaslab.suites.fallacy.card import card_cells
+
+    return card_cells(results)
+
+
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
     return _generate.label_stats(items)
 
@@ -66,4 +72,5 @@ SUITE = Suite(
     tables=_tables,
     report=_report,
     parsers={_generate.PARSER: _read_view},
+    card=_card,
 )

@@ -6,7 +6,8 @@ Public API (imported lazily so ``import biaslab.suites.tokenbias.reasoner`` stay
 
 * :class:`~biaslab.suites.tokenbias.config.Config`, ``PRESETS``, ``PARAMETER_DOCS``,
   :func:`~biaslab.suites.tokenbias.config.resolve_config`
-* :func:`~biaslab.suites.tokenbias.generate.generate`, ``check_twins``, ``label_stats``
+* :func:`~biaslab.suites.tokenbias.generate.generate`; ``check_twins``, ``label_stats``,
+  ``duplicate_prompts`` (:mod:`~biaslab.suites.tokenbias.checks`)
 * :func:`~biaslab.suites.tokenbias.analysis.analyze` -> ``TokenBiasResults`` (``rejected_table()``)
 * :func:`~biaslab.suites.tokenbias.horses.min_races`, ``solve_min_races``
 """
@@ -22,8 +23,9 @@ _EXPORTS = {
     "PARAMETER_DOCS": "config",
     "resolve_config": "config",
     "generate": "generate",
-    "check_twins": "generate",
-    "label_stats": "generate",
+    "check_twins": "checks",
+    "label_stats": "checks",
+    "duplicate_prompts": "checks",
     "GENERATOR_VERSION": "generate",
     "analyze": "analysis",
     "TokenBiasResults": "analysis",

@@ -1,30 +1,43 @@
 """Matched-pair token-bias tests: per hypothesis × family × model × mode, one 2×2 table (original
-right/wrong × twin right/wrong), a one-sided McNemar test in the direction fixed in advance for the
-hypothesis, and Benjamini–Hochberg at α within each hypothesis, as in Jiang et al. (2024).
+right/wrong × twin right/wrong), a McNemar test in the direction fixed in advance for the hypothesis,
+and Benjamini–Hochberg at α within each hypothesis, as in Jiang et al. (2024).
 
-Input: one row per answered item with columns ``model, family, hypothesis, mode, pair_id, variant,
-correct, parsed`` (``item_``-prefixed item-meta columns from :func:`biaslab.frames.turn_frame` are
-accepted too). Family is part of the test key because H3 covers two families with opposite expected
-directions. A test with no discordant pairs keeps p = 1 in its BH family (the paper's convention),
-so empty cells make the correction more conservative, never less.
+Input: the long answer table of :mod:`biaslab.suites.tokenbias.external` — from Inspect logs or from
+a file, the same columns, so both give the same results. Syllogisms are analysed by validity
+(``syllogism-invalid`` carries the paper's directions; see :data:`DIRECTIONS` for the valid ones).
+
+Seeds. Each seed is its own test (``seed_tests``, BH within hypothesis × seed) when there are several;
+the headline ``tests`` pool the seeds and count each distinct pair once (its ``pair_key``, a hash of
+both prompts), keeping the answers of the lowest seed that drew it: a pair drawn by two seeds is
+the same question, and counting it twice would treat one answer as two independent ones (for a model
+at temperature 0 the copies are identical). Within a seed every pair is distinct by construction.
+
+Each test reports its accuracy change beside the stratified permutation null that exchanges the two
+answers of every pair (an answerer whose correctness does not depend on the perturbation, with the
+model's own accuracy on each pair).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from biaslab.errors import BiaslabError
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
-Alternative = Literal["greater", "less"]
-Unparsed = Literal["wrong", "drop"]
+    from biaslab.stats import McNemarResult, PermutationNullResult
 
-REQUIRED = ("model", "family", "hypothesis", "mode", "pair_id", "variant", "correct", "parsed")
+Alternative = Literal["greater", "less", "two-sided"]
+Unparsed = Literal["wrong", "drop"]
+TestRule = Literal["exact", "paper"]
+
 KEY = ("hypothesis", "family", "model", "mode")
+SCHEMA_VERSION = 2
 
 #: "greater": π12 > π21, the twin is answered worse; "less": the twin is answered better.
 DIRECTIONS: dict[tuple[str, str], Alternative] = {
@@ -32,10 +45,31 @@ DIRECTIONS: dict[tuple[str, str], Alternative] = {
     ("linda", "H2"): "greater",  # without the famous "Linda" exemplar accuracy drops
     ("linda", "H3"): "less",  # a generic name removes the celebrity's misleading background
     ("horses", "H3"): "greater",  # the famous "horses" problem is solved, bunnies are not
-    ("syllogism", "H4"): "greater",  # textbook "All"/"Some" tokens help
-    ("syllogism", "H5"): "less",  # reputable sources make invalid arguments look sound
+    ("syllogism-invalid", "H4"): "greater",  # textbook "All"/"Some" tokens cue the fallacy
+    (
+        "syllogism-valid",
+        "H4",
+    ): "two-sided",  # the same cue could also make valid ones look fallacious
+    ("syllogism-invalid", "H5"): "less",  # reputable sources make invalid arguments look sound
+    ("syllogism-valid", "H5"): "greater",  # ... and valid ones too: doubting the twin hurts there
     ("linda", "H6"): "less",  # hints help
-    ("syllogism", "H6"): "less",
+    ("syllogism-invalid", "H6"): "less",
+    ("syllogism-valid", "H6"): "two-sided",  # a fallacy warning may also push valid ones to "no"
+}
+
+DECISIONS: dict[str, str] = {
+    "test": "McNemar on the discordant pairs, exact binomial (conditional on n12 + n21), one-sided "
+    "in the direction fixed per hypothesis x family, two-sided where no direction is justified. "
+    "The paper's rule (normal approximation without continuity correction when n12 + n21 > 10, "
+    "test='paper') exceeds alpha at some table sizes (7.3% at n12 + n21 = 12 or 17 for alpha = 0.05)",
+    "multiplicity": "Benjamini-Hochberg at alpha within each hypothesis (its families, models and "
+    "modes); per-seed tests within hypothesis x seed; a test without discordant pairs keeps p = 1",
+    "seeds": "per-seed tests when there are several seeds; the pooled tests count each distinct "
+    "pair (pair_key) once, with the answers of the lowest seed that drew it",
+    "epochs": "an answer repeated in later epochs is dropped (the first epoch is kept)",
+    "accuracy_change_null": "stratified permutation null, strata = pairs: the original's and the "
+    "twin's answers are exchanged within each pair (2000 permutations, seeded by the test key)",
+    "syllogisms": "analysed by validity; the paper's directions apply to invalid syllogisms",
 }
 
 
@@ -44,14 +78,21 @@ class _Model(BaseModel):
 
 
 class PairTest(_Model):
-    """One matched-pair test. ``n12`` = original right & twin wrong, ``n21`` = the reverse."""
+    """One matched-pair test. ``n12`` = original right & twin wrong, ``n21`` = the reverse.
+
+    ``seed`` is set for a per-seed test; pooled tests list the ``seeds`` they pool and how many
+    pairs they dropped as repeats of a pair an earlier seed drew (``n_repeated_pairs``).
+    """
 
     hypothesis: str
     family: str
     model: str
     mode: str
+    seed: int | None = None
+    seeds: tuple[int, ...] = ()
     alternative: Alternative
     n_pairs: int
+    n_repeated_pairs: int = 0
     n_unparsed_pairs: int
     n11: int
     n12: int
@@ -60,6 +101,11 @@ class PairTest(_Model):
     accuracy_original: float | None
     accuracy_twin: float | None
     accuracy_change: float | None
+    accuracy_change_null: float | None = None
+    accuracy_change_null_lo: float | None = None
+    accuracy_change_null_hi: float | None = None
+    accuracy_change_excess: float | None = None
+    accuracy_change_null_p: float | None = None
     method: str
     statistic: float | None
     p_value: float
@@ -70,20 +116,43 @@ class PairTest(_Model):
 
 
 class HypothesisSummary(_Model):
+    """Tests and rejections of one hypothesis (pooled), and in how many seeds it was rejected (in
+    any model; :meth:`TokenBiasResults.seed_rejections` gives them per model)."""
+
     hypothesis: str
     tests: int
     rejected: int
+    seeds: int = 0
+    seeds_rejected: int | None = None
 
 
 class TokenBiasResults(_Model):
     """Everything the analysis computed, ready for ``model_dump_json``."""
 
+    schema_version: int = SCHEMA_VERSION
     alpha: float
     unparsed: Unparsed
     n_rows: int
     n_incomplete_pairs: int
+    n_repeated_answers: int = 0
+    seeds: tuple[int, ...] = ()
     tests: tuple[PairTest, ...]
+    seed_tests: tuple[PairTest, ...] = ()
     summary: tuple[HypothesisSummary, ...]
+    decisions: dict[str, str] = Field(default_factory=lambda: dict(DECISIONS))
+
+    def seed_rejections(self) -> list[tuple[str, str, int, int]]:
+        """(hypothesis, model, seeds in which any of its tests was rejected, seeds tested)."""
+        tested: dict[tuple[str, str], set[int | None]] = {}
+        rejected: dict[tuple[str, str], set[int | None]] = {}
+        for test in self.seed_tests:
+            key = (test.hypothesis, test.model)
+            tested.setdefault(key, set()).add(test.seed)
+            if test.rejected:
+                rejected.setdefault(key, set()).add(test.seed)
+        return [
+            (h, m, len(rejected.get((h, m), ())), len(s)) for (h, m), s in sorted(tested.items())
+        ]
 
     def rejected_table(self) -> pd.DataFrame:
         """Figure-4-style grid: rows model × mode, columns hypothesis (family), "✓" = null rejected
@@ -106,55 +175,61 @@ def _column(test: PairTest) -> str:
 
 
 def analyze(
-    frame: pd.DataFrame, alpha: float = 0.05, unparsed: Unparsed = "wrong"
+    frame: pd.DataFrame,
+    alpha: float = 0.05,
+    unparsed: Unparsed = "wrong",
+    test: TestRule = "exact",
 ) -> TokenBiasResults:
-    """Run every matched-pair test in ``frame`` and correct within each hypothesis."""
+    """Run every matched-pair test in ``frame`` (a tidy log frame or a long answer table).
+
+    ``test="exact"`` (default) uses the exact binomial McNemar for every table, which never exceeds
+    α; ``"paper"`` switches to the normal approximation above 10 discordant pairs, as the paper did.
+    """
+    from biaslab.suites.tokenbias.external import long_answers
+
     if unparsed not in ("wrong", "drop"):
         raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
-    data = _normalise(frame)
-    pairs, incomplete = _pairs(data)
-    tests = [
-        _test(tuple(str(k) for k in key), group, unparsed)
-        for key, group in pairs.groupby(list(KEY), sort=True)
-    ]
-    tests = _adjust(tests, alpha)
+    if test not in ("exact", "paper"):
+        raise BiaslabError(f"test must be 'exact' or 'paper', got {test!r}")
+    answers, repeated = _first_epoch(long_answers(frame))
+    pairs, incomplete = _pairs(answers)
+    seeds = sorted({int(s) for s in pairs["seed"] if s >= 0})
+    seed_tests: list[PairTest] = []
+    if len(seeds) > 1:
+        for seed in seeds:
+            chosen = pairs[pairs["seed"] == seed]
+            seed_tests += _adjust(_tests(chosen, unparsed, test, seed=seed), alpha)
+    pooled, dropped = _distinct(pairs)
+    seeds_by_key = {
+        tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
+        for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
+    }
+    tests = _adjust(_tests(pooled, unparsed, test, dropped=dropped, seeds=seeds_by_key), alpha)
     return TokenBiasResults(
         alpha=alpha,
         unparsed=unparsed,
-        n_rows=len(data),
+        n_rows=len(answers) + repeated,
         n_incomplete_pairs=incomplete,
+        n_repeated_answers=repeated,
+        seeds=tuple(seeds),
         tests=tuple(tests),
-        summary=_summary(tests),
+        seed_tests=tuple(seed_tests),
+        summary=_summary(tests, seed_tests, len(seeds)),
     )
 
 
-def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Accept plain or ``item_``-prefixed meta columns; check what is needed is there."""
-    renames = {
-        f"item_{c}": c for c in REQUIRED if c not in frame.columns and f"item_{c}" in frame.columns
-    }
-    data = frame.rename(columns=renames)
-    missing = [c for c in REQUIRED if c not in data.columns]
-    if missing:
-        raise BiaslabError(
-            f"tokenbias analysis needs columns {', '.join(missing)} (required: {', '.join(REQUIRED)})"
-        )
-    data = data[list(REQUIRED)].copy()
-    data["parsed"] = data["parsed"].fillna(False).astype(bool)
-    data["correct"] = data["correct"].fillna(False).astype(bool) & data["parsed"]
-    bad = sorted(set(data["variant"]) - {"original", "twin"})
-    if bad:
-        raise BiaslabError(f"variant must be 'original' or 'twin', got {bad[0]!r}")
-    return data
+def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """One answer per item and seed: later epochs of the same item are repeats."""
+    ordered = answers.sort_values("epoch", kind="stable")
+    kept = ordered.drop_duplicates([*KEY, "seed", "pair_id", "variant"], keep="first")
+    return kept.sort_index(), len(answers) - len(kept)
 
 
 def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """One row per (key, pair_id) with both members' outcomes; pairs missing a member are counted."""
-    index = [*KEY, "pair_id"]
-    if data.duplicated([*index, "variant"]).any():
-        raise BiaslabError(
-            "tokenbias analysis: an item was answered twice by the same model and mode"
-        )
+    """One row per (key, seed, pair_id) with both members' outcomes; pairs missing a member are
+    counted. ``seed`` is -1 where the answers name none."""
+    index = [*KEY, "seed", "pair_id", "pair_key"]
+    data = data.assign(seed=data["seed"].fillna(-1).astype(int))
     wide = data.pivot_table(
         index=index, columns="variant", values=["correct", "parsed"], aggfunc="first"
     )
@@ -164,8 +239,43 @@ def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return flat.reset_index(), len(wide) - len(complete)
 
 
-def _test(key: tuple[str, ...], group: pd.DataFrame, unparsed: Unparsed) -> PairTest:
-    from biaslab.stats import mcnemar_one_sided
+def _distinct(pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """Each distinct pair once per test key (the lowest seed's answers), and the repeats dropped."""
+    ordered = pairs.sort_values([*KEY, "pair_key", "seed", "pair_id"], kind="stable")
+    repeat = ordered.duplicated([*KEY, "pair_key"], keep="first")
+    dropped = ordered[repeat].groupby(list(KEY)).size()
+    return ordered[~repeat], dropped
+
+
+def _tests(
+    pairs: pd.DataFrame,
+    unparsed: Unparsed,
+    rule: TestRule,
+    *,
+    seed: int | None = None,
+    dropped: pd.Series | None = None,
+    seeds: dict[tuple[str, ...], tuple[int, ...]] | None = None,
+) -> list[PairTest]:
+    tests = []
+    for raw, group in pairs.groupby(list(KEY), sort=True):
+        key = tuple(str(k) for k in raw)
+        extra: dict[str, object] = {"seed": seed}
+        if seeds is not None:
+            extra["seeds"] = seeds.get(key, ())
+        if dropped is not None:
+            extra["n_repeated_pairs"] = int(dropped.get(raw, 0))
+        tests.append(_test(key, group, unparsed, rule, extra))
+    return tests
+
+
+def _test(
+    key: tuple[str, ...],
+    group: pd.DataFrame,
+    unparsed: Unparsed,
+    rule: TestRule,
+    extra: dict[str, object],
+) -> PairTest:
+    from biaslab.stats import null_fields
 
     hypothesis, family, model, mode = key
     alternative = DIRECTIONS.get((family, hypothesis))
@@ -175,14 +285,18 @@ def _test(key: tuple[str, ...], group: pd.DataFrame, unparsed: Unparsed) -> Pair
     n_unparsed = int((~both_parsed).sum())
     if unparsed == "drop":
         group = group[both_parsed]
-    x = group["correct_original"].astype(bool)
-    y = group["correct_twin"].astype(bool)
+    x = group["correct_original"].astype(bool).to_numpy()
+    y = group["correct_twin"].astype(bool).to_numpy()
     n11, n12 = int((x & y).sum()), int((x & ~y).sum())
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
     n = len(group)
-    result = mcnemar_one_sided(n12, n21, alternative=alternative, n_pairs=n)
+    result = mcnemar_test(n12, n21, alternative, n, rule)
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
+    change = None if acc_o is None or acc_t is None else acc_t - acc_o
+    null = _change_null(x, y, alternative, (*key, extra.get("seed")))
+    fields = null_fields("accuracy_change", null)
+    fields["accuracy_change"] = change
     return PairTest(
         hypothesis=hypothesis,
         family=family,
@@ -197,12 +311,63 @@ def _test(key: tuple[str, ...], group: pd.DataFrame, unparsed: Unparsed) -> Pair
         n22=n22,
         accuracy_original=acc_o,
         accuracy_twin=acc_t,
-        accuracy_change=None if acc_o is None or acc_t is None else acc_t - acc_o,
         method=result.method,
         statistic=result.statistic,
         p_value=result.pvalue if result.pvalue is not None else 1.0,
         defined=result.defined,
         reason=result.reason,
+        **fields,  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def mcnemar_test(
+    b: int, c: int, alternative: Alternative, n_pairs: int, rule: TestRule = "exact"
+) -> McNemarResult:
+    """McNemar on the discordant counts, one-sided or two-sided. ``rule="exact"``: the exact
+    binomial test whatever n* = b + c; ``"paper"``: exact for n* ≤ 10, else the normal
+    approximation without continuity correction (two-sided: the uncorrected chi-square, z² = χ²)."""
+    from biaslab.stats import mcnemar, mcnemar_one_sided
+
+    exact_max = max(b + c, 10) if rule == "exact" else 10
+    if alternative != "two-sided":
+        return mcnemar_one_sided(
+            b, c, alternative=alternative, n_pairs=n_pairs, exact_max=exact_max
+        )
+    if b + c <= exact_max:
+        return mcnemar(b, c, method="exact", n_pairs=n_pairs)
+    return mcnemar(b, c, method="chi2", correction=False, n_pairs=n_pairs)
+
+
+def _change_null(
+    x: npt.NDArray[np.bool_],
+    y: npt.NDArray[np.bool_],
+    alternative: Alternative,
+    key: tuple[object, ...],
+) -> PermutationNullResult | None:
+    """Accuracy change (twin − original) beside its within-pair exchange null."""
+    import numpy as np
+
+    from biaslab.seeding import stable_hash
+    from biaslab.stats import permutation_null
+
+    if len(x) == 0:
+        return None
+    values = np.empty(2 * len(x), dtype=float)
+    values[0::2], values[1::2] = x, y
+    strata = np.repeat(np.arange(len(x)), 2)
+
+    def change(perm: np.ndarray) -> np.ndarray:
+        return perm[:, 1::2].mean(axis=1) - perm[:, 0::2].mean(axis=1)
+
+    direction = {"greater": "less", "less": "greater", "two-sided": "two-sided"}[alternative]
+    return permutation_null(
+        values,
+        strata,
+        change,
+        seed=stable_hash("tokenbias-null", *map(str, key)),
+        alternative=direction,  # type: ignore[arg-type]
+        name="accuracy_change",
     )
 
 
@@ -219,13 +384,19 @@ def _adjust(tests: list[PairTest], alpha: float) -> list[PairTest]:
     return adjusted
 
 
-def _summary(tests: list[PairTest]) -> tuple[HypothesisSummary, ...]:
+def _summary(
+    tests: list[PairTest], seed_tests: list[PairTest], n_seeds: int
+) -> tuple[HypothesisSummary, ...]:
     hypotheses = sorted({t.hypothesis for t in tests})
     return tuple(
         HypothesisSummary(
             hypothesis=h,
             tests=sum(t.hypothesis == h for t in tests),
             rejected=sum(t.hypothesis == h and t.rejected for t in tests),
+            seeds=n_seeds,
+            seeds_rejected=len({t.seed for t in seed_tests if t.hypothesis == h and t.rejected})
+            if seed_tests
+            else None,
         )
         for h in hypotheses
     )
@@ -234,19 +405,31 @@ def _summary(tests: list[PairTest]) -> tuple[HypothesisSummary, ...]:
 def tables(results: TokenBiasResults) -> str:
     """Plain-text summary for the terminal: the tests and the rejected grid."""
     lines = [
-        f"token bias: BH within hypothesis at alpha={results.alpha}, unparsed={results.unparsed}"
+        f"token bias: BH within hypothesis at alpha={results.alpha}, unparsed={results.unparsed}, "
+        f"seeds={','.join(map(str, results.seeds)) or 'n/a'}"
     ]
     lines.append(
-        f"{'hyp':4} {'family':9} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
-        f"{'Δacc':>6} {'p_adj':>7}  rej"
+        f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
+        f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"
     )
     for t in results.tests:
         change = "" if t.accuracy_change is None else f"{t.accuracy_change:+.2f}"
+        band = (
+            ""
+            if t.accuracy_change_null_lo is None or t.accuracy_change_null_hi is None
+            else f"[{t.accuracy_change_null_lo:+.2f},{t.accuracy_change_null_hi:+.2f}]"
+        )
         p_adj = "" if t.p_adjusted is None else f"{t.p_adjusted:.3g}"
         lines.append(
-            f"{t.hypothesis:4} {t.family:9} {t.model[:24]:24} {t.mode[:22]:22} {t.n_pairs:>5} "
-            f"{t.n12:>4} {t.n21:>4} {change:>6} {p_adj:>7}  {'yes' if t.rejected else 'no'}"
+            f"{t.hypothesis:4} {t.family:17} {t.model[:24]:24} {t.mode[:22]:22} {t.n_pairs:>5} "
+            f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {p_adj:>7}  "
+            f"{'yes' if t.rejected else 'no'}"
         )
+    if results.seed_tests:
+        lines.append("")
+        lines.append("per seed: hypothesis rejected in k of the seeds")
+        for hypothesis, model, k, seeds in results.seed_rejections():
+            lines.append(f"  {hypothesis} {model}: {k} of {seeds}")
     lines.append("")
     lines.append(results.rejected_table().to_string())
     return "\n".join(lines)

@@ -16,8 +16,18 @@ from biaslab.errors import BiaslabError
 
 FamilyName = Literal["linda", "syllogism", "horses"]
 HypothesisName = Literal["H1", "H2", "H3", "H4", "H5", "H6"]
-Mode = Literal["direct", "zs-cot", "one-shot", "one-shot-cot", "few-shot", "few-shot-cot"]
+Mode = Literal[
+    "direct",
+    "zs-cot",
+    "one-shot",
+    "one-shot-cot",
+    "one-shot-incorrect",
+    "one-shot-incorrect-cot",
+    "few-shot",
+    "few-shot-cot",
+]
 LindaStyle = Literal["bio", "story", "news", "medical"]
+Connector = Literal["because", "so-that", "to"]
 
 FAMILIES: tuple[FamilyName, ...] = ("linda", "syllogism", "horses")
 
@@ -37,6 +47,14 @@ HYPOTHESIS_DOCS: dict[HypothesisName, str] = {
     "H6": "linda, syllogism: no hint -> weak or strong hint",
 }
 
+#: the analysis' families: syllogisms are analysed by validity (the paper's claims are about
+#: invalid ones, and for valid ones the expected shift can reverse)
+ANALYSIS_FAMILIES: dict[FamilyName, tuple[str, ...]] = {
+    "linda": ("linda",),
+    "syllogism": ("syllogism-invalid", "syllogism-valid"),
+    "horses": ("horses",),
+}
+
 
 class Config(BaseModel):
     """What to generate. ``n`` and ``seed`` are arguments of ``generate``, not configuration."""
@@ -50,17 +68,19 @@ class Config(BaseModel):
     hint: Literal["none", "weak", "strong"] = "none"
     h6_hint: Literal["weak", "strong"] = "strong"
     styles: tuple[LindaStyle, ...] = ("bio", "story", "news", "medical")
+    connectors: tuple[Connector, ...] = ("because", "so-that", "to")
     added_event: Literal["relevant", "irrelevant", "mixed"] = "relevant"
     quantifiers: Literal["classic", "synonyms"] = "synonyms"
     validity: Literal["balanced", "valid", "invalid"] = "balanced"
     horses_twin: Literal["animal", "numbers", "both"] = "animal"
     horses_numbers: Literal["classic", "varied"] = "varied"
+    horses_exemplar: Literal["numbers", "animal", "both"] = "numbers"
 
-    @field_validator("styles")
+    @field_validator("styles", "connectors")
     @classmethod
-    def _some_styles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+    def _at_least_one(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
-            raise ValueError("at least one style is needed")
+            raise ValueError("at least one value is needed")
         return tuple(dict.fromkeys(value))
 
     @model_validator(mode="after")
@@ -102,18 +122,23 @@ PRESETS: dict[str, dict[str, Any]] = {
 PARAMETER_DOCS: dict[str, str] = {
     "family": "linda | syllogism | horses | all — which problem family",
     "hypothesis": "H1..H6 | all — which perturbation (only combinations the family supports)",
-    "mode": "direct | zs-cot | one-shot | one-shot-cot | few-shot | few-shot-cot "
+    "mode": "direct | zs-cot | one-shot | one-shot-cot | one-shot-incorrect | "
+    "one-shot-incorrect-cot (the exemplar answered wrongly) | few-shot | few-shot-cot "
     "(H2 upgrades direct/zs-cot to one-shot/one-shot-cot: it needs an exemplar)",
     "exemplar": "linda | bob — the one-/few-shot conjunction exemplar's name outside H2",
     "hint": "none | weak | strong — hint for both items of a pair (not with H6; horses have none)",
     "h6_hint": "weak | strong — the hint H6 adds to the twin",
     "styles": "comma list of bio, story, news, medical — conjunction styles for H1/H2/H6 "
     "(H3 is always celebrity)",
+    "connectors": "comma list of because, so-that, to — how story and news added events attach",
     "added_event": "relevant | irrelevant | mixed — the conjunct of H2/H6 conjunction questions",
     "quantifiers": "classic | synonyms — quantifier wording of H5/H6 syllogisms (H4 contrasts both)",
     "validity": "balanced | valid | invalid — which syllogisms to emit",
     "horses_twin": "animal | numbers | both — what the horses twin changes",
-    "horses_numbers": "classic | varied — the horses original's numbers when only the animal changes",
+    "horses_numbers": "classic | varied — the horses original's numbers when only the animal "
+    "changes (classic: 25 horses, 5 lanes, top 3)",
+    "horses_exemplar": "numbers | animal | both — the one-shot horse exemplar: horses with other "
+    "numbers, another animal with the classic numbers, or both changed",
 }
 
 
@@ -141,13 +166,14 @@ def _parse_value(key: str, raw: str) -> Any:
         valid = ", ".join(Config.model_fields)
         raise BiaslabError(f"unknown tokenbias parameter {key!r} (valid: {valid})")
     choices = _choices(key)
-    values = [v.strip() for v in raw.split(",")] if key == "styles" else [raw.strip()]
+    listed = key in ("styles", "connectors")
+    values = [v.strip() for v in raw.split(",")] if listed else [raw.strip()]
     bad = [v for v in values if choices and v not in choices]
     if bad:
         raise BiaslabError(
             f"bad value {bad[0]!r} for tokenbias parameter {key} (choose from {', '.join(choices)})"
         )
-    return tuple(values) if key == "styles" else values[0]
+    return tuple(values) if listed else values[0]
 
 
 def _choices(key: str) -> tuple[str, ...]:

@@ -15,22 +15,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.families import (
-    Conjunction,
-    HorseProblem,
-    Syllogism,
-    generic_name_for,
-    other_numbers,
-)
-from biaslab.suites.tokenbias.render import (
-    ALL_SYNONYMS,
-    SOME_SYNONYMS,
-    Family,
-    Hint,
-    hint_text,
-)
+from biaslab.suites.tokenbias.conjunction import Conjunction, generic_name_for
+from biaslab.suites.tokenbias.families import HorseProblem, Problem, other_numbers
+from biaslab.suites.tokenbias.render import Family, Hint, hint_text, render_statement
+from biaslab.suites.tokenbias.syllogism import ALL_WORDINGS, SOME_WORDINGS, Syllogism
 
-Problem = Conjunction | Syllogism | HorseProblem
 HorsesTwin = Literal["animal", "numbers", "both"]
 Scope = Literal["system", "exemplars", "question"]
 
@@ -72,10 +61,11 @@ def added_event(base: Condition) -> Pair:
 
 
 def exemplar_name(base: Condition) -> Pair:
-    """H2: the one-shot exemplar's "Linda" -> "Bob"; the test question is untouched."""
+    """H2: the one-shot exemplar's "Linda" -> "Bob" (and her pronouns -> his); the test question is
+    untouched."""
     original = dataclasses.replace(base, exemplar="Linda")
     twin = dataclasses.replace(base, exemplar="Bob")
-    swaps = (("Linda", "Bob"),)
+    swaps = (("Linda", "Bob"), ("She", "He"), ("she", "he"), ("her", "his"))
     return Pair(original, twin, "exemplar-name", swaps, scope="exemplars", leak=("Linda",))
 
 
@@ -113,31 +103,34 @@ def horse_variant(base: Condition, rng: random.Random, how: HorsesTwin) -> Pair:
 
 
 def quantifier_synonyms(base: Condition, rng: random.Random) -> Pair:
-    """H4: "All"/"Some" -> equivalent wordings, case preserved and nothing else touched."""
+    """H4: textbook "All"/"Some" -> exact equivalent wordings. Each reworded statement is one
+    declared swap, so the twin check proves nothing else changed (case included)."""
     problem = base.problem
     assert isinstance(problem, Syllogism)
-    original = dataclasses.replace(problem, all_word="all", some_word="some")
+    original = dataclasses.replace(problem, all_wording=0, some_wording=0)
     twin = dataclasses.replace(
-        problem, all_word=rng.choice(ALL_SYNONYMS), some_word=rng.choice(SOME_SYNONYMS)
+        problem,
+        all_wording=rng.randrange(1, len(ALL_WORDINGS)),
+        some_wording=rng.randrange(1, len(SOME_WORDINGS)),
     )
-    swaps: list[tuple[str, str]] = []
-    for old, new in (("all", twin.all_word), ("some", twin.some_word)):
-        swaps += [(old, new), (old.capitalize(), new[:1].upper() + new[1:])]
-    return Pair(_with(base, original), _with(base, twin), "quantifiers", tuple(swaps))
+    statements = zip((*problem.premises, problem.conclusion), (True, True, False), strict=True)
+    swaps = tuple(
+        (render_statement(s, original, start), render_statement(s, twin, start))
+        for s, start in statements
+        if s.quantifier != "no"
+    )
+    return Pair(_with(base, original), _with(base, twin), "quantifiers", swaps)
 
 
 def source_reputation(base: Condition, rng: random.Random) -> Pair:
-    """H5: a reputable outlet and university -> generic less reputable sources."""
+    """H5: the original's reputable outlet and university -> generic less reputable sources."""
     problem = base.problem
-    assert isinstance(problem, Syllogism)
-    outlets = (rng.choice(wl.sources("outlets", True)), rng.choice(wl.sources("outlets", False)))
-    places = (
-        rng.choice(wl.sources("institutions", True)),
-        rng.choice(wl.sources("institutions", False)),
-    )
-    original = dataclasses.replace(problem, outlet=outlets[0], institution=places[0])
-    twin = dataclasses.replace(problem, outlet=outlets[1], institution=places[1])
-    return Pair(_with(base, original), _with(base, twin), "sources", (outlets, places))
+    assert isinstance(problem, Syllogism) and problem.outlet and problem.institution
+    outlet = rng.choice(wl.sources("outlets", False))
+    institution = rng.choice(wl.sources("institutions", False))
+    twin = dataclasses.replace(problem, outlet=outlet, institution=institution)
+    swaps = ((problem.outlet, outlet), (problem.institution, institution))
+    return Pair(base, _with(base, twin), "sources", swaps)
 
 
 def add_hint(base: Condition, family: Family, hint: Hint) -> Pair:

@@ -8,17 +8,22 @@ and looks for:
 
 * *engaging* cues, which make it answer correctly with probability ``cue`` (default 0.95): a hint in
   the system message (H6), the name "Linda" in an exemplar (H2), the textbook quantifier words
-  "all"/"some" in a syllogism (H4), a less reputable source, which makes it sceptical (H5), and the
-  word "horse" in a horse problem (H3);
+  "all"/"some" in a syllogism (H4), and the word "horse" in a horse problem (H3);
 * *luring* cues, which make it pick the lure with probability ``lure`` (default 0.8): a
   representative added event in a conjunction question (H1; the lure is the conjunction), a
-  celebrity's name (H3; the conjunction) and a reputable news outlet or university (H5; "yes").
+  celebrity's name (H3; the conjunction), a reputable news outlet or university (H5; it believes
+  the argument: "yes") and a less reputable source (H5; it doubts it: "no").
 
 Engaging cues win over luring ones. With neither cue — and whenever it does not follow a cue — it
 falls back to its base behaviour: it knows the answer with probability ``base`` (default 0), else
 guesses uniformly (chance: 1/2 for two options, 1/5 for the horses). So on every hypothesis the
-twin's accuracy moves in the direction the paper predicts: up for H1, H3 (celebrity), H5 and H6, down
-for H2, H3 (horses) and H4. The draw is seeded by the request, so runs are reproducible.
+twin's accuracy moves in the direction the paper predicts: up for H1, H3 (celebrity), H5 (invalid
+syllogisms) and H6, down for H2, H3 (horses) and H4; on valid syllogisms the source cues reverse H5.
+The draw is seeded by the request, so runs are reproducible.
+
+The **no-bias** agent is the null reference: per prompt it is right with probability ``accuracy``
+(default 0.7) and otherwise picks a wrong label, the draw seeded by the request like an LLM at
+temperature 0, so its answers are fixed per prompt but do not depend on any perturbed token.
 """
 
 from __future__ import annotations
@@ -38,9 +43,9 @@ from biaslab.agents.base import (
     register_reasoner,
     reject_unknown_params,
 )
+from biaslab.answers import number_word
 from biaslab.errors import BiaslabError
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.families import follows
 from biaslab.suites.tokenbias.horses import min_races, solve_min_races
 from biaslab.suites.tokenbias.render import (
     NO,
@@ -48,13 +53,13 @@ from biaslab.suites.tokenbias.render import (
     WEAK_HINTS,
     YES,
     exemplar_part,
-    number_word,
     parse_conjunction_options,
     parse_horses,
     parse_syllogism,
     question_part,
     single_event_label,
 )
+from biaslab.suites.tokenbias.syllogism import is_valid
 
 SUITE = "tokenbias"
 _SEARCH_LIMIT = 10  # exhaustive search for underived horse problems only up to this many animals
@@ -79,7 +84,7 @@ def gold_label(prompt: str, labels: tuple[str, ...]) -> str | None:
     syllogism = parse_syllogism(prompt)
     if syllogism is not None:
         premises, conclusion = syllogism
-        return YES if follows(premises, conclusion) else NO
+        return YES if is_valid(premises, conclusion) else NO
     horses = parse_horses(prompt)
     if horses is None:
         return None
@@ -148,16 +153,19 @@ def find_cues(request: Request) -> Cues:
     return Cues(tuple(engage))
 
 
+_CONNECTOR_RE = re.compile(r"^(?:and|but|because|to|so that (?:he|she|it|they) can) ")
+
+
 def _conjunction_lures(
     question: str, options: dict[str, str]
 ) -> tuple[tuple[str, ...], str | None]:
     single = single_event_label(options)
     if single is None:
         return (), None
-    conjunction = "second" if single == "first" else "first"
-    added = options[conjunction][len(options[single]) :].strip()
+    conjunction = next(label for label in options if label != single)
+    added = _CONNECTOR_RE.sub("", options[conjunction][len(options[single]) :].strip())
     lures = []
-    if _representative(question, added.split(" ", 1)[-1]):
+    if _representative(question, added):
         lures.append("representative-event")
     if any(c.name in question for c in wl.celebrities()):
         lures.append("celebrity")
@@ -174,7 +182,7 @@ def _representative(question: str, extra: str) -> bool:
     for kind in ("story", "news"):
         for story in wl.stories(kind):
             if _template_in(story.setup, question) and any(
-                _template_matches(r, extra) for r in story.reasons
+                _template_matches(r, extra) for r in (*story.reasons, *story.purposes)
             ):
                 return True
     return any(
@@ -188,24 +196,40 @@ def _syllogism_cues(question: str, engage: list[str]) -> Cues:
     )
     if re.search(r"(?<!\w)(?:[Aa]ll|[Ss]ome)(?!\w)", _strip_sources(statements)):
         engage.append("textbook-quantifiers")
-    if any(
-        s in statements for kind in ("outlets", "institutions") for s in wl.sources(kind, False)
-    ):
-        engage.append("less-reputable-source")
-    reputable = any(
-        s in statements for k in ("outlets", "institutions") for s in wl.sources(k, True)
-    )
-    lures = ("reputable-source",) if reputable else ()
-    return Cues(tuple(engage), lures, YES if reputable else None)
+
+    def cited(reputable: bool) -> bool:
+        return any(
+            s in statements for k in ("outlets", "institutions") for s in wl.sources(k, reputable)
+        )
+
+    if cited(True):
+        return Cues(tuple(engage), ("reputable-source",), YES)
+    if cited(False):
+        return Cues(tuple(engage), ("less-reputable-source",), NO)
+    return Cues(tuple(engage))
 
 
 def _strip_sources(text: str) -> str:
     return re.sub(r"According to (?:researchers at )?.+?, ", "", text)
 
 
+_SLOTS = {
+    "{name}": r"[A-Z][\w' -]*?",
+    "{place}": r"[A-Z][\w' -]*?",
+    "{he}": "(?:he|she)",
+    "{He}": "(?:He|She)",
+    "{him}": "(?:him|her)",
+    "{his}": "(?:his|her)",
+    "{His}": "(?:His|Her)",
+}
+
+
 @cache
 def _template_regex(template: str) -> re.Pattern[str]:
-    return re.compile(re.escape(template).replace(re.escape("{name}"), r"[A-Z][\w' -]*?"))
+    pattern = re.escape(template)
+    for slot, regex in _SLOTS.items():
+        pattern = pattern.replace(re.escape(slot), regex)
+    return re.compile(pattern)
 
 
 def _template_in(template: str, text: str) -> bool:
@@ -248,13 +272,18 @@ class TokenBiased(Agent):
         return fallback
 
     def choose(self, request: Request, distribution: Distribution) -> str:
-        draw = request.rng("token-biased").random()
-        total = 0.0
-        for label in request.labels:
-            total += distribution.get(label, 0.0)
-            if draw < total:
-                return label
-        return request.labels[-1]
+        return sample(request, distribution, "token-biased")
+
+
+def sample(request: Request, distribution: Distribution, stream: str) -> str:
+    """A label drawn from ``distribution`` with the request's own seeded stream (fixed per prompt)."""
+    draw = request.rng(stream).random()
+    total = 0.0
+    for label in request.labels:
+        total += distribution.get(label, 0.0)
+        if draw < total:
+            return label
+    return request.labels[-1]
 
 
 def _mixture(
@@ -266,6 +295,33 @@ def _mixture(
     return {
         label: (p if label == label_chosen else 0.0) + (1.0 - p) * rest[label] for label in labels
     }
+
+
+@dataclass
+class NoBias(Agent):
+    """Right with probability ``accuracy`` per prompt (else a wrong label), whatever its tokens."""
+
+    accuracy: float = 0.7
+
+    def distribution(self, request: Request, reasoner: Reasoner | None) -> Distribution:
+        labels = request.labels
+        gold = reasoner.gold(request) if reasoner is not None else labels[0]
+        if len(labels) == 1:
+            return {gold: 1.0}
+        wrong = (1.0 - self.accuracy) / (len(labels) - 1)
+        return {label: self.accuracy if label == gold else wrong for label in labels}
+
+    def choose(self, request: Request, distribution: Distribution) -> str:
+        return sample(request, distribution, "no-bias")
+
+
+def _no_bias(params: Mapping[str, str]) -> Agent:
+    reject_unknown_params("no-bias", params, ("accuracy",))
+    return NoBias(
+        name="no-bias",
+        params=dict(params),
+        accuracy=float_param(params, "accuracy", 0.7, 0.0, 1.0),
+    )
 
 
 def _token_biased(params: Mapping[str, str]) -> Agent:
@@ -280,6 +336,12 @@ def _token_biased(params: Mapping[str, str]) -> Agent:
 
 
 register_reasoner(TokenBiasReasoner())
+register_agent(
+    "no-bias",
+    _no_bias,
+    "Null reference: right with probability accuracy per prompt, else a wrong label; answers fixed "
+    "per prompt and blind to every perturbed token (biaslab/no-bias?accuracy=0.7).",
+)
 register_agent(
     "token-biased",
     _token_biased,

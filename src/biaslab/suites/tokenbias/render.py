@@ -10,8 +10,9 @@ Layout of a user prompt (exemplars only in one-/few-shot modes; the CoT line onl
     Let's think step by step.                         <- COT_LINE
     End your reply with one line ...                  <- answers.format_instruction(labels)
 
-Hints go into the system message, after the family's one-sentence instruction. Labels are words
-("first"/"second", "yes"/"no", number words) because the shared parser needs letters.
+Hints go into the system message, after the family's one-sentence instruction. Labels are the
+option letters "a"/"b" (options shown as "(a) ..."), "yes"/"no", and number words for the horses;
+the shared parser also reads "(b)", "B", "Answer: 7" and "seven" (:mod:`biaslab.answers`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,21 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from biaslab.answers import format_instruction
-from biaslab.suites.tokenbias.families import Conjunction, HorseProblem, Statement, Syllogism
+from biaslab.answers import format_instruction, number_word
+from biaslab.suites.tokenbias.conjunction import Conjunction
+from biaslab.suites.tokenbias.families import HorseProblem
+from biaslab.suites.tokenbias.syllogism import (
+    ALL_WORDINGS,
+    NO_WORDING,
+    SOME_WORDINGS,
+    Statement,
+    Syllogism,
+)
 
 Family = Literal["linda", "syllogism", "horses"]
 Hint = Literal["none", "weak", "strong"]
 
-CONJUNCTION_LABELS = ("first", "second")
+CONJUNCTION_LABELS = ("a", "b")
 YES, NO = "yes", "no"
 COT_LINE = "Let's think step by step."
 EXAMPLE_INTRO_ONE = "Here is an example question with its answer."
@@ -64,33 +73,7 @@ STRONG_HINTS: dict[Family, str] = {
     ),
 }
 
-#: equivalent wordings of the universal and particular quantifiers (lower case, mid-sentence form)
-ALL_SYNONYMS = ("without exception,", "invariably,")
-SOME_SYNONYMS = ("certain", "a subset of", "a portion of")
-
-NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
+NUMBER_WORDS = [number_word(value) for value in range(21)]
 HORSE_WINDOW = 5
 
 
@@ -163,27 +146,35 @@ def render_conjunction(problem: Conjunction, correct_position: int) -> Question:
     lines = [
         problem.fill(problem.setup),
         question,
-        *(f"{label}: {text}" for label, text in zip(CONJUNCTION_LABELS, options, strict=True)),
+        *(f"({label}) {text}" for label, text in zip(CONJUNCTION_LABELS, options, strict=True)),
     ]
     return Question("\n".join(lines), CONJUNCTION_LABELS, CONJUNCTION_LABELS[correct_position])
 
 
-_OPTION_RE = re.compile(r"^(first|second): (.+?)\.?$", re.M)
+#: option lines: "(a) text", and "first: text" as items of generator version 1 wrote them
+_OPTION_RES = (
+    re.compile(r"^\((a|b)\) (.+?)\.?$", re.M),
+    re.compile(r"^(first|second): (.+?)\.?$", re.M),
+)
 
 
 def parse_conjunction_options(text: str) -> dict[str, str] | None:
-    """label -> option text of the last conjunction question in ``text``."""
-    found = dict(_OPTION_RE.findall(question_part(text)))
-    return found if set(found) == set(CONJUNCTION_LABELS) else None
+    """label -> option text (in option order) of the last conjunction question in ``text``."""
+    question = question_part(text)
+    for regex in _OPTION_RES:
+        found = dict(regex.findall(question))
+        if len(found) == 2:
+            return found
+    return None
 
 
 def single_event_label(options: dict[str, str]) -> str | None:
     """The option the other one extends (the single event); None if neither extends the other."""
-    first, second = options["first"], options["second"]
+    (label_1, first), (label_2, second) = options.items()
     if second.startswith(first + " "):
-        return "first"
+        return label_1
     if first.startswith(second + " "):
-        return "second"
+        return label_2
     return None
 
 
@@ -193,14 +184,15 @@ def single_event_label(options: dict[str, str]) -> str | None:
 
 
 def render_statement(statement: Statement, syllogism: Syllogism, start: bool) -> str:
-    word = {
-        "all": syllogism.all_word,
-        "some": syllogism.some_word,
-        "some-not": syllogism.some_word,
-        "no": "no",
-    }[statement.quantifier]
+    """One statement in the syllogism's wording (capitalised at the start of a sentence)."""
+    if statement.quantifier == "all":
+        template = ALL_WORDINGS[syllogism.all_wording]
+    elif statement.quantifier == "no":
+        template = NO_WORDING
+    else:
+        template = SOME_WORDINGS[syllogism.some_wording]
     negation = "not " if statement.quantifier == "some-not" else ""
-    text = f"{word} {statement.subject} are {negation}{statement.predicate}"
+    text = template.format(s=statement.subject, p=negation + statement.predicate)
     return _capitalise(text) if start else text
 
 
@@ -226,17 +218,19 @@ def render_syllogism(syllogism: Syllogism, labels: tuple[str, str]) -> Question:
 
 _PREMISE_RE = re.compile(r"^(Premise 1|Premise 2|Conclusion): (.+?)\.$", re.M)
 _SOURCE_RE = re.compile(r"^According to (?:researchers at )?.+?, (.+)$")
-_QUANTIFIER_WORDS: dict[str, str] = {
-    "all": "all",
-    "some": "some",
-    "no": "no",
-    **dict.fromkeys(ALL_SYNONYMS, "all"),
-    **dict.fromkeys(SOME_SYNONYMS, "some"),
-}
-_STATEMENT_RE = re.compile(
-    r"^(?P<q>"
-    + "|".join(re.escape(w) for w in sorted(_QUANTIFIER_WORDS, key=len, reverse=True))
-    + r") (?P<s>.+?) are (?P<neg>not )?(?P<p>.+)$"
+
+
+def _wording_regex(template: str) -> re.Pattern[str]:
+    pattern = re.escape(template).replace(re.escape("{s}"), r"(?P<s>.+?)")
+    return re.compile(pattern.replace(re.escape("{p}"), r"(?P<neg>not )?(?P<p>.+)"))
+
+
+#: (regex, quantifier) for every wording, those with a leading word first
+_WORDINGS = sorted(
+    [(_wording_regex(t), "all") for t in ALL_WORDINGS]
+    + [(_wording_regex(t), "some") for t in SOME_WORDINGS]
+    + [(_wording_regex(NO_WORDING), "no")],
+    key=lambda pair: pair[0].pattern.startswith("(?P<s>"),
 )
 
 
@@ -258,24 +252,22 @@ def _parse_statement(text: str) -> Statement | None:
     source = _SOURCE_RE.match(text)
     if source:
         text = source.group(1)
-    match = _STATEMENT_RE.match(text[:1].lower() + text[1:])
-    if not match:
-        return None
-    quantifier = _QUANTIFIER_WORDS[match["q"]]
-    if match["neg"]:
-        if quantifier != "some":
-            return None
-        quantifier = "some-not"
-    return Statement(quantifier, match["s"], match["p"])  # type: ignore[arg-type]
+    text = text[:1].lower() + text[1:]
+    for regex, quantifier in _WORDINGS:
+        match = regex.fullmatch(text)
+        if match is None:
+            continue
+        if match["neg"]:
+            if quantifier != "some":
+                return None
+            quantifier = "some-not"
+        return Statement(quantifier, match["s"], match["p"])  # type: ignore[arg-type]
+    return None
 
 
 # --------------------------------------------------------------------------------------------------
 # horses
 # --------------------------------------------------------------------------------------------------
-
-
-def number_word(value: int) -> str:
-    return NUMBER_WORDS[value]
 
 
 def horse_labels(answer: int, correct_position: int) -> tuple[str, ...]:
@@ -290,10 +282,15 @@ def render_horses(problem: HorseProblem, correct_position: int) -> Question:
         f"the fastest {a.singular}" if problem.m == 1 else f"the {problem.m} fastest {a.plural}"
     )
     order = "" if problem.m == 1 else ", ranked in order"
+    opening = (
+        f"{problem.owner} keeps {problem.n} {a.plural} on a farm near {problem.place}."
+        if problem.owner
+        else f"There are {problem.n} {a.plural}."
+    )
     body = (
-        f"There are {problem.n} {a.plural}. At most {problem.k} {a.plural} can run in a race, and "
-        f"there is no stopwatch: a race only shows the finishing order of the {a.plural} in it. "
-        f"Every {a.singular} always runs at the same speed, and no two {a.plural} are equally fast. "
+        f"{opening} At most {problem.k} {a.plural} can run in a race, and there is no stopwatch: "
+        f"a race only shows the order in which its {a.plural} finish. Each {a.singular} runs at "
+        f"its own constant speed, the same in every race, and no two {a.plural} are equally fast. "
         f"{HORSES_QUESTION} {target}{order}?"
     )
     labels = horse_labels(problem.answer, correct_position)
@@ -301,7 +298,7 @@ def render_horses(problem: HorseProblem, correct_position: int) -> Question:
 
 
 _HORSES_RE = re.compile(
-    r"There are (?P<n>\d+) .+?\. At most (?P<k>\d+) .+? "
+    r"(?P<n>\d+) [^.\d]*\. At most (?P<k>\d+) .+? "
     + re.escape(HORSES_QUESTION)
     + r" the (?:(?P<m>\d+) )?fastest"
 )

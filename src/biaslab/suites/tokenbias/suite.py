@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from biaslab.schema import Item
 from biaslab.suites.registry import Suite
+from biaslab.suites.tokenbias import checks as _checks
 from biaslab.suites.tokenbias import config as _config
 from biaslab.suites.tokenbias import generate as _generate
 
@@ -25,13 +26,21 @@ _REPORT_COLUMNS = (
     "acc original",
     "acc twin",
     "change",
+    "null band",
     "n12",
     "n21",
+    "alternative",
     "method",
     "p",
     "p (BH)",
     "rejected",
 )
+
+
+def _card(results: Any) -> Any:
+    from biaslab.suites.tokenbias.card import card_cells
+
+    return card_cells(results)
 
 
 def _analyze(frame: pd.DataFrame) -> BaseModel:
@@ -47,9 +56,37 @@ def _tables(results: Any) -> str:
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
-    stats = _generate.label_stats(items)
-    stats["twin_problems"] = _generate.check_twins(items)
+    stats = _checks.label_stats(items)
+    stats["twin_problems"] = _checks.check_twins(items)
+    stats["duplicate_prompts"] = _checks.duplicate_prompts(items)
     return stats
+
+
+def _read_answers(path: Path) -> pd.DataFrame:
+    from biaslab.suites.tokenbias.external import read_answers
+
+    return read_answers(path)
+
+
+def _describe() -> list[str]:
+    """Pool sizes of the default preset (how many distinct originals --n can ask for)."""
+    from biaslab.suites.tokenbias.families import strata
+    from biaslab.suites.tokenbias.pools import capacity
+
+    config = _config.Config()
+    sizes = [
+        f"{family} {hypothesis} {capacity([s.pool for s in strata(config, family, hypothesis)]):,}"
+        for family, hypothesis in _config.combinations(config)
+    ]
+    return [
+        "distinct originals per family/hypothesis (default preset; a larger --n is an error): "
+        + "; ".join(sizes)
+    ]
+
+
+def _band(test: Any) -> str | None:
+    lo, hi = test.accuracy_change_null_lo, test.accuracy_change_null_hi
+    return None if lo is None or hi is None else f"[{lo:+.2f}, {hi:+.2f}]"
 
 
 def _report(results: Any, out_dir: Path) -> str:
@@ -66,8 +103,10 @@ def _report(results: Any, out_dir: Path) -> str:
             t.accuracy_original,
             t.accuracy_twin,
             t.accuracy_change,
+            _band(t),
             t.n12,
             t.n21,
+            t.alternative,
             t.method,
             t.p_value if t.defined else None,
             t.p_adjusted,
@@ -85,17 +124,39 @@ def _report(results: Any, out_dir: Path) -> str:
     parts = [
         "## Token bias",
         "Each test pairs an original problem with its exact twin (only the perturbed tokens differ). "
-        "`n12` = original right and twin wrong, `n21` = the reverse; the one-sided McNemar test "
-        "runs in the direction the paper expects for the hypothesis (exact binomial when "
-        "n12 + n21 ≤ 10, normal approximation otherwise), with Benjamini–Hochberg within each "
-        f"hypothesis at α = {results.alpha}. Unparsed answers count as {results.unparsed}.",
+        "`n12` = original right and twin wrong, `n21` = the reverse; the McNemar test runs in the "
+        "direction the paper expects for the hypothesis (two-sided where none is justified; the "
+        "method column says whether it is the exact binomial or the paper's normal approximation), "
+        f"with Benjamini–Hochberg within each hypothesis at α = {results.alpha}. Syllogisms are "
+        "tested by validity. Unparsed answers count as "
+        f"{results.unparsed}. The null band is the central 95% of the accuracy change when the two "
+        "answers of each pair are exchanged (an answerer blind to the perturbation). "
+        + _seed_note(results),
         markdown_table(_REPORT_COLUMNS, rows),
         "### Rejected null hypotheses (as in the paper's Figure 4; ✓ rejected, ✗ not)",
         markdown_table(["model", "mode", *grid.columns], grid_rows),
     ]
+    if results.seed_tests:
+        parts += [
+            "### Per seed (hypothesis rejected in k of the seeds)",
+            markdown_table(
+                ["hypothesis", "model", "seeds", "rejected in"],
+                [[h, m, seeds, k] for h, m, k, seeds in results.seed_rejections()],
+            ),
+        ]
     if figure is not None:
         parts.append(f"![Matched tables]({figure.name})")
     return "\n\n".join(parts)
+
+
+def _seed_note(results: Any) -> str:
+    if len(results.seeds) <= 1:
+        return ""
+    repeats = sum(t.n_repeated_pairs for t in results.tests)
+    return (
+        f"Seeds {', '.join(map(str, results.seeds))} are pooled counting each distinct pair once "
+        f"({repeats} repeated pairs left out); each seed is also tested on its own."
+    )
 
 
 SUITE = Suite(
@@ -113,4 +174,7 @@ SUITE = Suite(
     analyze=_analyze,
     tables=_tables,
     report=_report,
+    read_answers=_read_answers,
+    describe=_describe,
+    card=_card,
 )

@@ -30,12 +30,25 @@ class Profile:
 
 
 @dataclass(frozen=True)
-class Story:
-    """A situation, a likely event, and clauses that explain it (the relevant added events)."""
+class Person:
+    name: str
+    gender: str
 
+
+@dataclass(frozen=True)
+class Story:
+    """A situation and a likely event, with added events for each connector: ``reasons`` explain the
+    event ("because ..."), ``purposes`` are what it is for ("to ...", "so that <subject> can ...",
+    only for intentional events); the ``irrelevant_`` ones are plausible but say nothing about it."""
+
+    id: str
     setup: str
     event: str
     reasons: tuple[str, ...]
+    irrelevant_reasons: tuple[str, ...]
+    purposes: tuple[str, ...] = ()
+    irrelevant_purposes: tuple[str, ...] = ()
+    subject: str = "{he}"
 
 
 @dataclass(frozen=True)
@@ -53,11 +66,13 @@ class Celebrity:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A celebrity scenario: an unlikely single event, and a likely event to add to it with 'but'."""
+    """A celebrity scenario that an ordinary person could also be in: unlikely single events, and
+    likely events (likely for the celebrity) to add to any of them with 'but'."""
 
+    id: str
     setup: str
-    single: str
-    extra: str
+    singles: tuple[str, ...]
+    extras: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,18 @@ def first_names(gender: str) -> tuple[str, ...]:
 
 
 @cache
+def people() -> tuple[Person, ...]:
+    """Every first name with its gender (female names first), without the exemplar names."""
+    return tuple(Person(n, g) for g in ("female", "male") for n in first_names(g))
+
+
+@cache
+def places() -> tuple[str, ...]:
+    """Invented-sounding town names for news reports and horse farms."""
+    return tuple(_load("places.json"))
+
+
+@cache
 def surnames() -> tuple[str, ...]:
     return tuple(_load("surnames.json"))
 
@@ -110,14 +137,19 @@ def neutral_activities() -> tuple[str, ...]:
 
 @cache
 def stories(kind: str) -> tuple[Story, ...]:
-    """``kind`` is "story" or "news"."""
+    """``kind`` is "story" (about a person, ``{name}``) or "news" (about a town, ``{place}``)."""
     raw = _load("stories.json" if kind == "story" else "news.json")
-    return tuple(Story(s["setup"], s["event"], tuple(s["reasons"])) for s in raw)
-
-
-@cache
-def irrelevant_reasons() -> tuple[str, ...]:
-    return tuple(_load("irrelevant_reasons.json"))
+    lists = ("reasons", "irrelevant_reasons", "purposes", "irrelevant_purposes")
+    return tuple(
+        Story(
+            id=f"{kind}-{i}",
+            setup=s["setup"],
+            event=s["event"],
+            **{key: tuple(s.get(key, ())) for key in lists},
+            subject=s.get("subject", "{he}"),
+        )
+        for i, s in enumerate(raw)
+    )
 
 
 @cache
@@ -139,7 +171,16 @@ def celebrities() -> tuple[Celebrity, ...]:
 
 @cache
 def scenarios(field: str) -> tuple[Scenario, ...]:
-    return tuple(Scenario(**s) for s in _load("celebrities.json")["scenarios"][field])
+    return tuple(
+        Scenario(f"{field}-{i}", s["setup"], tuple(s["singles"]), tuple(s["extras"]))
+        for i, s in enumerate(_load("celebrities.json")["scenarios"][field])
+    )
+
+
+@cache
+def times() -> tuple[str, ...]:
+    """When a celebrity scenario happens ("next month", ...)."""
+    return tuple(_load("celebrities.json")["times"])
 
 
 @cache

@@ -1,0 +1,124 @@
+"""Logs (or a file of answers) -> every suite's results, with the provenance that produced them.
+
+This is the one document ``biaslab analyze -o results.json`` and ``biaslab report`` write: the
+logs that were read (or skipped), the duplicate runs that were collapsed, and each suite's typed
+results, so a reader can always tell which answers a number rests on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from biaslab.card import BiasCard, build_card
+from biaslab.errors import BiaslabError
+from biaslab.frames import ProvenanceRow
+
+DOCUMENT_SCHEMA_VERSION = 1
+ANSWER_FILE_SUFFIXES = (".csv", ".jsonl")
+
+
+@dataclass
+class Analysis:
+    """Suite name -> results, plus where the answers came from."""
+
+    results: dict[str, BaseModel]
+    provenance: list[ProvenanceRow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    source: str = ""
+
+    def card(self) -> BiasCard | None:
+        """The bias card across every suite analysed (None when no suite contributes)."""
+        return build_card(self.results)
+
+
+class ResultsDocument(BaseModel):
+    """``results.json``: what the report shows, as data."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = DOCUMENT_SCHEMA_VERSION
+    biaslab_version: str
+    source: str
+    provenance: list[ProvenanceRow]
+    notes: list[str]
+    card: BiasCard | None = None
+    suites: dict[str, dict[str, Any]]
+
+
+def analyse(path: Path | str, suite: str | None = None) -> Analysis:
+    """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
+    reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
+    that suite's documented format."""
+    from biaslab.frames import is_url
+    from biaslab.suites.registry import get_suite
+
+    if not is_url(path) and Path(path).suffix in ANSWER_FILE_SUFFIXES:
+        path = Path(path)
+        if suite is None:
+            raise BiaslabError(
+                f"{path} is not an Inspect log: to analyse a file of answers add --suite SUITE"
+            )
+        chosen = get_suite(suite)
+        if chosen.read_answers is None:
+            raise BiaslabError(
+                f"suite {suite!r} cannot read answers from a file; give Inspect logs"
+            )
+        if not path.is_file():
+            raise BiaslabError(f"no such file: {path}")
+        return Analysis({suite: chosen.analyze(chosen.read_answers(path))}, source=str(path))
+
+    from biaslab._gc import tune_gc
+    from biaslab.frames import answer_frame, read_log_set
+
+    tune_gc()
+    log_set = read_log_set(path)
+    results: dict[str, BaseModel] = {}
+    for name in log_set.suites():
+        if suite is None or name == suite:
+            results[name] = get_suite(name).analyze(answer_frame(log_set, name))
+    if not results:
+        raise BiaslabError(f"no {suite} logs at {path}")
+    provenance = [row for row in log_set.provenance if suite is None or row.suite == suite]
+    return Analysis(results, provenance, [*log_set.skipped, *log_set.collapsed], source=str(path))
+
+
+def document(analysis: Analysis) -> ResultsDocument:
+    from biaslab import __version__
+
+    return ResultsDocument(
+        biaslab_version=__version__,
+        source=analysis.source,
+        provenance=analysis.provenance,
+        notes=analysis.notes,
+        card=analysis.card(),
+        suites={name: r.model_dump(mode="json") for name, r in analysis.results.items()},
+    )
+
+
+def write_document(analysis: Analysis, path: Path) -> None:
+    """Write ``results.json`` (sorted keys, so equal analyses give equal bytes)."""
+    import json
+
+    text = json.dumps(document(analysis).model_dump(mode="json"), indent=2, sort_keys=True)
+    try:
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BiaslabError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+#: models that exist to exercise the pipeline, not to be measured
+PLUMBING_MODELS = ("biaslab/local",)
+
+
+def model_kind(model: str) -> str:
+    """'plumbing model' (the embedded tiny LLM), 'reference agent' (biaslab/...) or 'model'."""
+    base = model.split("?", 1)[0]
+    if base in PLUMBING_MODELS:
+        return "plumbing model"
+    if base.startswith("biaslab/"):
+        return "reference agent"
+    return "model"

@@ -1,0 +1,239 @@
+"""Running a suite against models so that a user can stop, rerun and resume without counting an
+answer twice or asking a finished sample again.
+
+* **One writer per run.** Each (task, arguments, model, roles, limit) takes an exclusive ``flock`` on
+  a lock file in the log directory for as long as it runs. The kernel drops the lock when the
+  process ends however it ends (even SIGKILL), so a held lock means a live writer — which is never
+  hijacked — and a free one means any unfinished log of that run is safe to resume.
+* **Resume what Inspect can resume.** The newest unfinished log of the run (``error``,
+  ``cancelled``, or ``started`` by a process that is gone) is continued with ``inspect_ai.eval_retry``,
+  which reuses the samples the log already holds and, for a ``started`` log, first recovers the
+  samples that finished before the crash from Inspect's sample buffer. A run that already
+  succeeded is reported as up to date and not asked again.
+* **Interruptions are exits, not successes.** Ctrl-C (SIGINT) and SIGTERM stop the eval (Inspect
+  writes the log as ``cancelled``), print one line saying how many samples are done and exit 130 /
+  143, so ``biaslab run … && biaslab report …`` stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import signal
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from biaslab.errors import BiaslabError
+from biaslab.identity import roles_spec
+
+LOCK_DIR = ".biaslab-locks"
+EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+#: finite defaults for remote providers (Inspect's own default retries for a very long time)
+DEFAULT_MAX_RETRIES = 6
+DEFAULT_TIMEOUT = 1800  # seconds a request may take, retries included
+DEFAULT_ATTEMPT_TIMEOUT = 600  # seconds one attempt may take
+
+
+class Interrupted(Exception):
+    """The user stopped the run; ``exit_code`` is 130 (SIGINT) or 143 (SIGTERM)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a log must match to be an attempt of the run being started."""
+
+    task: str  # the task's name (the suite)
+    task_args: Mapping[str, Any]
+    model: str
+    model_roles: Mapping[str, str]
+    limit: int | None
+
+    def matches(self, header: Any) -> bool:
+        spec = header.eval
+        return (
+            spec.task == self.task
+            and _canonical(spec.task_args) == _canonical(self.task_args)
+            and spec.model == self.model
+            and roles_spec(spec.model_roles) == roles_spec(dict(self.model_roles))
+            and (spec.config.limit if spec.config else None) == self.limit
+        )
+
+    def lock_name(self) -> str:
+        text = _canonical(
+            [self.task, dict(self.task_args), self.model, dict(self.model_roles), self.limit]
+        )
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20] + ".lock"
+
+    def describe(self) -> str:
+        seed = self.task_args.get("seed")
+        roles = "".join(f", {r}={m}" for r, m in sorted(self.model_roles.items()))
+        return f"{self.task} with {self.model}{roles} (seed {seed})"
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+@contextlib.contextmanager
+def run_lock(log_dir: Path, spec: RunSpec) -> Iterator[None]:
+    """Hold the run's lock, or fail in one line if a live process holds it."""
+    directory = log_dir / LOCK_DIR
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle = (directory / spec.lock_name()).open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise BiaslabError(f"cannot create a lock in {log_dir}: {exc.strerror or exc}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "another process"
+            raise BiaslabError(
+                f"{spec.describe()} is already running into {log_dir} ({owner}); wait for it "
+                "to finish or use another --log-dir"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True)
+class Previous:
+    """Earlier attempts of a run in the log directory."""
+
+    succeeded: Any | None  # EvalLogInfo of the newest successful attempt
+    unfinished: Any | None  # EvalLogInfo of the newest resumable attempt
+    unreadable: tuple[str, ...] = ()
+
+
+def previous_attempts(log_dir: Path, spec: RunSpec) -> Previous:
+    """The newest successful and the newest unfinished attempt of ``spec`` (headers only). The
+    caller holds the run's lock, so a ``started`` log here belongs to a process that is gone."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not log_dir.is_dir():
+        return Previous(None, None)
+    succeeded: tuple[str, Any] | None = None
+    unfinished: tuple[str, Any] | None = None
+    unreadable: list[str] = []
+    for info in list_eval_logs(str(log_dir), recursive=False):
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # a corrupt log must not block the directory
+            unreadable.append(info.name.rsplit("/", 1)[-1])
+            continue
+        if not spec.matches(header):
+            continue
+        stamp = f"{header.eval.created}|{info.name}"
+        if header.status == "success":
+            if succeeded is None or stamp > succeeded[0]:
+                succeeded = (stamp, info)
+        elif header.status in ("error", "cancelled", "started") and (
+            unfinished is None or stamp > unfinished[0]
+        ):
+            unfinished = (stamp, info)
+    return Previous(
+        succeeded=succeeded[1] if succeeded else None,
+        unfinished=unfinished[1] if unfinished else None,
+        unreadable=tuple(unreadable),
+    )
+
+
+class SignalGuard:
+    """Turn SIGTERM into the Ctrl-C path (Inspect cancels the eval and writes its log) and
+    remember which signal stopped the run."""
+
+    def __init__(self) -> None:
+        self.received: signal.Signals | None = None
+        self._previous: Any = None
+
+    def _on_term(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signal.SIGTERM
+        signal.raise_signal(signal.SIGINT)
+
+    def __enter__(self) -> SignalGuard:
+        self._previous = signal.signal(signal.SIGTERM, self._on_term)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGTERM, self._previous)
+
+    def exit_code(self) -> int:
+        return EXIT_INTERRUPTED[self.received or signal.SIGINT]
+
+
+def interruption_line(logs: Sequence[Any], expected: int) -> str:
+    """``interrupted: 104 of 600 samples done; run the same command to resume``."""
+    done = sum(sum(1 for s in log.samples or [] if s.error is None) for log in logs)
+    return f"interrupted: {done} of {expected} samples done; run the same command to resume"
+
+
+def log_names(log_dir: Path) -> set[str]:
+    from inspect_ai.log import list_eval_logs
+
+    return {info.name for info in list_eval_logs(str(log_dir), recursive=False)}
+
+
+def logs_left_behind(log_dir: Path, specs: Sequence[RunSpec], before: set[str]) -> list[Any]:
+    """Logs of these runs that appeared since ``before`` (what an interrupted eval wrote)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    found = []
+    for info in list_eval_logs(str(log_dir), recursive=False):
+        if info.name in before:
+            continue
+        try:
+            log = read_eval_log(info)
+        except Exception:
+            continue
+        if any(spec.matches(log) for spec in specs):
+            found.append(log)
+    return found
+
+
+def sample_count(logs: Sequence[Any]) -> int:
+    return sum(
+        int(log.eval.dataset.samples or 0) * int(log.eval.config.epochs or 1) for log in logs
+    )
+
+
+def model_roles_arg(roles: Mapping[str, str]) -> dict[str, str] | None:
+    return dict(roles) or None
+
+
+def is_reference_agent(model: str) -> bool:
+    """Built-in offline agents (not the embedded LLM): their runs need no live view or recovery."""
+    name = model.removeprefix("biaslab/")
+    return model.startswith("biaslab/") and name != "local" and not name.startswith("local?")
+
+
+def remote_defaults(models: Sequence[str]) -> dict[str, int]:
+    """Finite retry and timeout defaults unless every model is a built-in agent."""
+    if all(is_reference_agent(model) for model in models):
+        return {}
+    return {
+        "max_retries": DEFAULT_MAX_RETRIES,
+        "timeout": DEFAULT_TIMEOUT,
+        "attempt_timeout": DEFAULT_ATTEMPT_TIMEOUT,
+    }
+
+
+def signal_name(code: int) -> str:
+    return {130: "SIGINT", 143: "SIGTERM"}.get(code, str(code))

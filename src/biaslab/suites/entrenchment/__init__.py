@@ -1,0 +1,1 @@
+"""Belief entrenchment: the Martingale score of reasoning trajectories judged step by step."""

@@ -1,0 +1,423 @@
+"""Tidy frame -> one Martingale score per setup, with its calibration (He et al., NeurIPS 2025).
+
+Input: the rows :func:`biaslab.frames.answer_frame` makes of the suite's records (``record`` =
+"belief" or "trajectory"). Pairs are consecutive steps (b_t, b_{t+1}) of one judged trajectory
+with both beliefs read; an unread belief drops the pairs it ends, never interpolated. Replicate 0
+gives M; replicates 0 and 1 together give M_IV. Clusters are questions (a claim asked in several
+runs or epochs is one cluster). Judge-baseline rows that several logs share (one per model run with
+the same judge) count once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biaslab.errors import BiaslabError
+from biaslab.seeding import seed_sequence
+from biaslab.stats import (
+    MartingaleResult,
+    binned_means,
+    brier,
+    fit_line,
+    martingale_iv,
+    martingale_score,
+)
+from biaslab.suites.entrenchment.results import (
+    EntrenchmentResults,
+    FigureData,
+    SetupResult,
+    Trajectory,
+)
+
+ALPHA = 0.05
+SETUP_KEY = (
+    "source",
+    "model",
+    "judge",
+    "domain",
+    "mode",
+    "system_prompt",
+    "belief_construct",
+    "judge_mode",
+)
+TRAJECTORY = ("run_key", "item_id", "epoch")
+REQUIRED = ("record", "question", "source", "belief_construct", "judge_mode", "replicate", "step")
+BASELINE_MODEL = "urn-bayes (built in)"
+LOGIT_CLIP = 1e-3
+MAX_POINTS = 400
+MAX_TRAJECTORIES = 40
+
+DECISIONS: dict[str, str] = {
+    "pairs": "per-step M pools every consecutive pair (b_t, b_t+1) of a setup; first-to-last M "
+    "uses one pair (b_0, b_N) per trajectory; per-round M (debate) pairs the beliefs after "
+    "each full round",
+    "inference": "CR1 cluster-robust SE by question with t(G-1) (statsmodels); refused below 10 "
+    "questions, warned below 30; the paper's classical t-test is in m_classical_*",
+    "replicates": "M uses replicate 0; M_IV instruments each replicate's prior by the other's "
+    "(stacked 2SLS), which removes the regression-to-the-mean bias of judge noise",
+    "null": "M's null is the judge baseline: m_null, m_null_lo, m_null_hi (the shared null "
+    "fields) are the same judge's M and CR1 CI on built-in Bayesian urn reasoning, a martingale "
+    "by construction (m_judge_baseline* repeat them under the suite's own name). m_excess and "
+    "m_null_p are left empty on purpose: the judge's artefact depends on trajectory shape "
+    "(step count and size), so M minus the baseline is not a corrected M; read them side by "
+    "side. No permutation null applies: bounded beliefs that form a martingale have no "
+    "exchangeable structure (shuffling a trajectory's steps keeps its drift; shuffling across "
+    "trajectories breaks the martingale itself)",
+    "constructs": "belief constructs (judge, judge_logprob, self_report) and judge modes are "
+    "separate setups, never pooled; trajectory mode (one call for all beliefs) is exposed to "
+    "look-ahead",
+    "beliefs": "every belief is P(the item's yes option), whichever option the judge was asked "
+    "about (randomised per question)",
+    "brier": "Brier of the first (b_0) and final (b_N) judged beliefs where ground truth exists",
+}
+
+
+def _judge(roles: Any) -> str:
+    for part in str(roles or "").split(", "):
+        if part.startswith("judge="):
+            return part.removeprefix("judge=")
+    return "(no judge)"
+
+
+def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Belief rows (with setup keys and a trajectory id) and trajectory rows."""
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise BiaslabError(f"entrenchment analysis needs columns {', '.join(missing)}")
+    data = frame.copy()
+    data["judge"] = data["roles"].map(_judge) if "roles" in data else "(no judge)"
+    for column, default in (("run_key", ""), ("item_id", ""), ("epoch", 1)):
+        if column not in data:
+            data[column] = default
+    data["traj"] = data[list(TRAJECTORY)].astype(str).agg("|".join, axis=1)
+    baseline = data["source"] == "judge_baseline"
+    data.loc[baseline, "model"] = BASELINE_MODEL
+    data.loc[baseline, "system_prompt"] = "none"
+    beliefs = data[data["record"] == "belief"].copy()
+    trajectories = data[data["record"] == "trajectory"].copy()
+    beliefs["replicate"] = beliefs["replicate"].astype(int)
+    beliefs["step"] = beliefs["step"].astype(int)
+    beliefs["n_steps"] = beliefs["n_steps"].astype(int)
+    beliefs = _dedupe_baseline(beliefs)
+    return beliefs.reset_index(drop=True), trajectories.reset_index(drop=True)
+
+
+def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
+    """A judge baseline question judged in several runs (one per model) counts once: the run
+    with the smallest run key wins, so the choice never depends on file order."""
+    is_base = beliefs["source"] == "judge_baseline"
+    base = beliefs[is_base].sort_values(["run_key", "item_id", "epoch", "replicate", "step"])
+    key = ["judge", "belief_construct", "judge_mode", "question", "epoch"]
+    first_run = base.groupby(key, sort=True)["run_key"].transform("min")
+    return pd.concat([beliefs[~is_base], base[base["run_key"] == first_run]])
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairs
+# ---------------------------------------------------------------------------------------------
+
+
+class Wide:
+    """One setup's replicate as a (trajectory x step) belief matrix (NaN = unread or absent)."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self.trajs = sorted(rows["traj"].unique())
+        index = {t: i for i, t in enumerate(self.trajs)}
+        width = int(rows["n_steps"].max()) + 1 if len(rows) else 1
+        self.values = np.full((len(self.trajs), width), np.nan)
+        self.sides = np.zeros((len(self.trajs), width))
+        self.n_steps = np.zeros(len(self.trajs), dtype=int)
+        rows_i = rows["traj"].map(index).to_numpy()
+        steps = rows["step"].to_numpy()
+        belief = pd.to_numeric(rows["belief"], errors="coerce").to_numpy(dtype=float)
+        parsed = rows["parsed"].fillna(False).astype(bool).to_numpy()
+        self.values[rows_i, steps] = np.where(parsed, belief, np.nan)
+        if "side" in rows:
+            side = rows["side"].map({"yes": 1.0, "no": -1.0}).fillna(0.0).to_numpy()
+            self.sides[rows_i, steps] = side
+        self.n_steps[rows_i] = rows["n_steps"].to_numpy()
+        first = rows.drop_duplicates("traj").set_index("traj")
+        self.questions = np.array([first.loc[t, "question"] for t in self.trajs], dtype=object)
+        outcome = pd.to_numeric(first["outcome"], errors="coerce") if "outcome" in first else None
+        self.outcomes = (
+            np.array([outcome.loc[t] for t in self.trajs], dtype=float)
+            if outcome is not None
+            else np.full(len(self.trajs), np.nan)
+        )
+
+    def pairs(self, stride: int = 1) -> dict[str, np.ndarray]:
+        """(prior, posterior, question, side of the step that moved it, trajectory row) pairs."""
+        width = self.values.shape[1]
+        starts = np.arange(0, width - stride, stride)
+        prior = self.values[:, starts]
+        post = self.values[:, starts + stride]
+        valid = np.isfinite(prior) & np.isfinite(post)
+        valid &= (starts + stride)[None, :] <= self.n_steps[:, None]
+        rows, cols = np.nonzero(valid)
+        return {
+            "prior": prior[rows, cols],
+            "post": post[rows, cols],
+            "question": self.questions[rows],
+            "side": self.sides[rows, starts[cols] + stride],
+            "row": rows,
+            "step": starts[cols],
+        }
+
+    def ends(self) -> dict[str, np.ndarray]:
+        """(b_0, b_N) per trajectory where both were read."""
+        first = self.values[:, 0]
+        last = self.values[np.arange(len(self.trajs)), self.n_steps]
+        valid = np.isfinite(first) & np.isfinite(last) & (self.n_steps > 0)
+        return {
+            "prior": first[valid],
+            "post": last[valid],
+            "question": self.questions[valid],
+            "outcome": self.outcomes[valid],
+        }
+
+
+def _m_fields(prefix: str, res: MartingaleResult | None) -> dict[str, Any]:
+    if res is None or not res.defined:
+        return {}
+    lo, hi = res.ci if res.ci is not None else (None, None)
+    return {
+        prefix: res.statistic,
+        f"{prefix}_lo": lo,
+        f"{prefix}_hi": hi,
+        f"{prefix}_p": res.pvalue,
+    }
+
+
+def _score(p: dict[str, np.ndarray], **kwargs: Any) -> MartingaleResult | None:
+    if len(p["prior"]) == 0:
+        return None
+    return martingale_score(p["prior"], p["post"], p["question"], **kwargs)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p, LOGIT_CLIP, 1.0 - LOGIT_CLIP)
+    return np.log(q / (1.0 - q))
+
+
+# ---------------------------------------------------------------------------------------------
+# One setup
+# ---------------------------------------------------------------------------------------------
+
+
+def _quality(group: pd.DataFrame) -> dict[str, Any]:
+    judged = group.groupby(["traj", "replicate"])
+    failed = int(judged["failed"].agg(lambda s: bool(s.fillna(False).astype(bool).any())).sum())
+    parsed = group["parsed"].fillna(False).astype(bool)
+    return {
+        "n_judgements": len(group),
+        "unparsed_rate": float((~parsed).mean()) if len(group) else None,
+        "n_failed_trajectories": failed,
+        "failure_rate": failed / judged.ngroups if judged.ngroups else None,
+    }
+
+
+def _brier(wide: Wide) -> dict[str, Any]:
+    ends = wide.ends()
+    known = np.isfinite(ends["outcome"])
+    if not known.any():
+        return {}
+    outcome = ends["outcome"][known].astype(int)
+    first = brier(ends["prior"][known], outcome)
+    final = brier(ends["post"][known], outcome)
+    return {"brier_first": first.statistic, "brier_final": final.statistic, "n_brier": first.n}
+
+
+def _judge_rmse(group: pd.DataFrame) -> float | None:
+    if "exact" not in group:
+        return None
+    rows = group[(group["replicate"] == 0) & group["parsed"].fillna(False).astype(bool)]
+    exact = pd.to_numeric(rows["exact"], errors="coerce").to_numpy(dtype=float)
+    judged = pd.to_numeric(rows["belief"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(exact) & np.isfinite(judged)
+    if not ok.any():
+        return None
+    return float(np.sqrt(np.mean((_logit(judged[ok]) - _logit(exact[ok])) ** 2)))
+
+
+def _iv(group: pd.DataFrame, primary: Wide) -> dict[str, Any]:
+    second_rows = group[group["replicate"] == 1]
+    if second_rows.empty:
+        return {}
+    second = Wide(second_rows)
+    if second.trajs != primary.trajs:
+        common = sorted(set(second.trajs) & set(primary.trajs))
+        primary = Wide(group[(group["replicate"] == 0) & group["traj"].isin(common)])
+        second = Wide(second_rows[second_rows["traj"].isin(common)])
+    a, b = primary.values, second.values
+    width = min(a.shape[1], b.shape[1])
+    a, b = a[:, :width], b[:, :width]
+    valid = np.isfinite(a[:, :-1]) & np.isfinite(a[:, 1:]) & np.isfinite(b[:, :-1])
+    valid &= np.isfinite(b[:, 1:])
+    valid &= np.arange(1, width)[None, :] <= primary.n_steps[:, None]
+    rows, cols = np.nonzero(valid)
+    if len(rows) < 3:
+        return {"n_iv_pairs": len(rows)}
+    res = martingale_iv(
+        a[rows, cols], a[rows, cols + 1], b[rows, cols], b[rows, cols + 1], primary.questions[rows]
+    )
+    fields = {"n_iv_pairs": len(rows), **_m_fields("m_iv", res)}
+    if res.defined:
+        fields["iv_instrument_r"] = res.coefficients.get("instrument_r", (None,))[0]
+    return fields
+
+
+def _debate(wide: Wide) -> dict[str, Any]:
+    pairs = wide.pairs()
+    fields: dict[str, Any] = {}
+    if len(pairs["prior"]) and np.any(pairs["side"] != 0):
+        res = _score(pairs, covariates={"side": pairs["side"]})
+        fields.update(_m_fields("m_side", res))
+        if res is not None and "side" in res.coefficients:
+            fields["side_effect"], _, fields["side_effect_p"] = res.coefficients["side"]
+    fields.update(_m_fields("m_round", _score(wide.pairs(stride=2))))
+    return fields
+
+
+def _figure(wide: Wide, pairs: dict[str, np.ndarray], seed_key: Sequence[str]) -> FigureData:
+    prior, delta = pairs["prior"], pairs["post"] - pairs["prior"]
+    if len(prior) > MAX_POINTS:
+        keep = np.sort(
+            np.random.default_rng(seed_sequence(0, "figure", *seed_key)).choice(
+                len(prior), MAX_POINTS, replace=False
+            )
+        )
+        prior, delta = prior[keep], delta[keep]
+    bins = binned_means(pairs["prior"], pairs["post"], pairs["question"]) if len(prior) else None
+    line = fit_line(pairs["prior"], pairs["post"], pairs["question"]) if len(prior) else None
+    trajectories = [
+        Trajectory(
+            beliefs=tuple(
+                None if not np.isfinite(v) else float(v) for v in wide.values[r, : n + 1]
+            ),
+            outcome=None if not np.isfinite(wide.outcomes[r]) else int(wide.outcomes[r]),
+        )
+        for r, n in enumerate(wide.n_steps[:MAX_TRAJECTORIES])
+    ]
+    return FigureData(
+        points_prior=tuple(float(v) for v in prior),
+        points_delta=tuple(float(v) for v in delta),
+        bin_centres=bins.centres if bins else (),
+        bin_means=bins.means if bins else (),
+        line_x=line.x if line else (),
+        line_y=line.y if line else (),
+        line_lo=line.lo if line else (),
+        line_hi=line.hi if line else (),
+        trajectories=tuple(trajectories),
+        step_counts={int(k): int((wide.n_steps == k).sum()) for k in np.unique(wide.n_steps)},
+    )
+
+
+def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFrame) -> SetupResult:
+    keyed = dict(zip(SETUP_KEY, key, strict=True))
+    primary = Wide(group[group["replicate"] == 0])
+    pairs = primary.pairs()
+    main = _score(pairs)
+    fields: dict[str, Any] = {
+        **keyed,
+        "look_ahead": keyed["judge_mode"] == "trajectory",
+        "n_questions": len(set(primary.questions)),
+        "n_trajectories": len(primary.trajs),
+        "n_pairs": len(pairs["prior"]),
+        "mean_steps": float(primary.n_steps.mean()) if len(primary.trajs) else None,
+        "m": None,
+        "m_lo": None,
+        "m_hi": None,
+        "m_p": None,
+        "se_type": "CR1",
+    }
+    notes: list[str] = []
+    if main is not None:
+        notes.extend(main.notes)
+        if main.ci_reason:
+            notes.append(main.ci_reason)
+        if not main.defined:
+            notes.append(f"M undefined: {main.reason}")
+        fields.update(_m_fields("m", main))
+        fields.update(
+            m_se=main.se,
+            m_mde=main.mde,
+            m_intercept=main.intercept,
+            m_r2=main.r2,
+            share_zero_updates=main.share_zero_updates,
+            m_classical_p=main.classical_p,
+        )
+        if main.classical_ci is not None:
+            fields["m_classical_lo"], fields["m_classical_hi"] = main.classical_ci
+        bins = binned_means(pairs["prior"], pairs["post"], pairs["question"])
+        fields["m_bins_p"] = bins.wald_p if bins else None
+    else:
+        notes.append("no pair of consecutive beliefs was read")
+    fields.update(_m_fields("m_first_last", _score(primary.ends())))
+    fields.update(_iv(group, primary))
+    if keyed["mode"] == "debate":
+        fields.update(_debate(primary))
+    fields.update(_brier(primary))
+    fields.update(_quality(group))
+    if keyed["source"] == "judge_baseline":
+        fields["judge_logit_rmse"] = _judge_rmse(group)
+    failures = traj_rows["failure"].notna() if "failure" in traj_rows else pd.Series(dtype=bool)
+    fields["n_reasoner_failures"] = int(failures.sum())
+    fields["n_capped"] = (
+        int(traj_rows["capped"].fillna(False).astype(bool).sum()) if len(traj_rows) else 0
+    )
+    if fields["look_ahead"]:
+        notes.append("trajectory-mode judge: every belief was given after reading all steps")
+    return SetupResult(**fields, notes=tuple(notes), figure=_figure(primary, pairs, key))
+
+
+def _with_baseline(
+    setup: SetupResult, baselines: dict[tuple[str, str, str], SetupResult]
+) -> SetupResult:
+    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode))
+    if setup.source != "model" or base is None or base.m is None:
+        return setup
+    return setup.model_copy(
+        update={
+            "m_judge_baseline": base.m,
+            "m_judge_baseline_lo": base.m_lo,
+            "m_judge_baseline_hi": base.m_hi,
+            "n_judge_baseline_questions": base.n_questions,
+            "m_null": base.m,
+            "m_null_lo": base.m_lo,
+            "m_null_hi": base.m_hi,
+        }
+    )
+
+
+def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
+    """Every setup's M, its calibration and its judge baseline."""
+    beliefs, trajectories = prepare(frame)
+    if beliefs.empty:
+        raise BiaslabError("the entrenchment logs contain no judged beliefs")
+    setups = []
+    traj_key = ["source", "model", "domain", "mode", "system_prompt"]
+    for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
+        keys = tuple(str(k) for k in key)
+        keyed = dict(zip(SETUP_KEY, keys, strict=True))
+        mask = np.ones(len(trajectories), dtype=bool)
+        for column in traj_key:
+            mask &= (trajectories[column].astype(str) == keyed[column]).to_numpy()
+        mask &= (trajectories["judge"] == keyed["judge"]).to_numpy()
+        setups.append(setup_result(keys, group, trajectories[mask]))
+    baselines = {
+        (s.judge, s.belief_construct, s.judge_mode): s
+        for s in setups
+        if s.source == "judge_baseline"
+    }
+    setups = [_with_baseline(s, baselines) for s in setups]
+    return EntrenchmentResults(
+        alpha=ALPHA,
+        n_beliefs=len(beliefs),
+        n_trajectories=len(trajectories),
+        setups=tuple(setups),
+        decisions=dict(DECISIONS),
+    )

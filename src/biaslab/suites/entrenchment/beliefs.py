@@ -1,0 +1,267 @@
+"""Reading beliefs out of judge replies, and splitting reasoning into steps. Never raises on model
+text: a reply that cannot be read is an :class:`Reading` with ``value=None`` and the reason.
+
+One belief (prefix mode, self-report), tried in order: JSON (after stripping a BOM, whitespace and
+``` fences) — ``{"belief": x}``, ``{"probability": x}``, a bare number or numeric string; else the
+first balanced ``{...}`` in the text; else a ``belief: x`` pair; else a lone percentage; else a lone
+number in [0, 1]. ``"70%"`` and 70 both mean 0.70 (``rescaled``); NaN, infinities, booleans,
+negatives and values above 100 are refused.
+
+N + 1 beliefs (paper mode): ``{"beliefs": [...]}`` or a bare list, of numbers or of objects with a
+``belief`` (or ``probability``) field, aligned by ``id`` when ids are given (duplicates or gaps
+refused); else every ``"belief": x`` pair in the text, accepted only if the count is exact. A wrong
+count is never padded, truncated or interpolated.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_PAIR_RE = re.compile(
+    r"[\"']?(?:belief|probability)[\"']?\s*[:=]\s*[\"']?(?P<num>[-+]?\d*\.?\d+(?:e[-+]?\d+)?)"
+    r"\s*(?P<pct>%?)",
+    re.I,
+)
+_PERCENT_RE = re.compile(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*%")
+_NUMBER_RE = re.compile(r"(?<![\w.])(?P<num>\d*\.\d+|\d+)(?![\w.%])")
+_KEYS = ("belief", "probability", "p", "prob")
+
+
+@dataclass(frozen=True)
+class Reading:
+    value: float | None
+    error: str | None = None
+    rescaled: bool = False
+
+
+@dataclass(frozen=True)
+class Readings:
+    values: tuple[float, ...] | None
+    error: str | None = None
+    rescaled: bool = False
+    count: int = 0
+
+
+def _clean(text: str) -> str:
+    text = text.lstrip("\ufeff").strip()
+    return _FENCE_RE.sub("", text).strip()
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        percent = text.endswith("%")
+        try:
+            number = float(text.rstrip("%").strip())
+        except ValueError:
+            return None
+        return number / 100.0 if percent else number
+    return None
+
+
+def _checked(value: float | None, percent_sign: bool = False) -> Reading:
+    if value is None:
+        return Reading(None, "no number")
+    if not math.isfinite(value):
+        return Reading(None, f"not a finite number ({value})")
+    if percent_sign:
+        value /= 100.0
+    if value < 0:
+        return Reading(None, f"negative probability ({value})")
+    if value > 100:
+        return Reading(None, f"probability above 100 ({value})")
+    if value > 1:
+        return Reading(value / 100.0, rescaled=True)
+    return Reading(value)
+
+
+def _balanced(text: str, opener: str) -> str | None:
+    """The first balanced ``{...}`` / ``[...]`` span (strings respected)."""
+    closer = "}" if opener == "{" else "]"
+    start = text.find(opener)
+    while start != -1:
+        depth, in_string, escaped = 0, False, False
+        for index in range(start, len(text)):
+            char = text[index]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif char == opener:
+                depth += 1
+            elif char == closer:
+                depth -= 1
+                if depth == 0:
+                    return text[start : index + 1]
+        start = text.find(opener, start + 1)
+    return None
+
+
+def _load(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        pass
+    for opener in "{[":
+        span = _balanced(text, opener)
+        if span is not None:
+            try:
+                return json.loads(span)
+            except (json.JSONDecodeError, ValueError):
+                continue
+    return None
+
+
+def _from_object(data: Any) -> float | str | None:
+    """A belief from parsed JSON; ``"absent"`` when the JSON holds no belief field."""
+    if isinstance(data, dict):
+        for key in _KEYS:
+            if key in data:
+                return _number(data[key])
+        return "absent"
+    if isinstance(data, list) and len(data) == 1:
+        return _from_object(data[0])
+    number = _number(data)
+    return "absent" if number is None and not isinstance(data, bool) else number
+
+
+def read_belief(text: str) -> Reading:
+    """One probability from a reply (see the module doc for the order of attempts)."""
+    if not isinstance(text, str) or not text.strip():
+        return Reading(None, "empty reply")
+    cleaned = _clean(text)
+    data = _load(cleaned)
+    if data is not None:
+        found = _from_object(data)
+        if found != "absent":
+            if isinstance(data, bool) or found is None:
+                return Reading(None, "the JSON belief is not a number")
+            assert isinstance(found, float)
+            return _checked(found)
+    pairs = list(_PAIR_RE.finditer(cleaned))
+    if pairs:
+        last = pairs[-1]
+        return _checked(float(last.group("num")), bool(last.group("pct")))
+    percents = {m.group("num") for m in _PERCENT_RE.finditer(cleaned)}
+    if len(percents) == 1:
+        return _checked(float(percents.pop()), True)
+    if len(percents) > 1:
+        return Reading(None, "several percentages and no belief field")
+    numbers = {float(m.group("num")) for m in _NUMBER_RE.finditer(cleaned)}
+    unit = {n for n in numbers if 0.0 <= n <= 1.0}
+    if len(unit) == 1 and len(numbers) == 1:
+        return _checked(unit.pop())
+    return Reading(None, "no single probability in the reply")
+
+
+def _items(data: Any) -> list[Any] | None:
+    if isinstance(data, dict):
+        for key in ("beliefs", "steps", "probabilities"):
+            if isinstance(data.get(key), list):
+                return list(data[key])
+        return None
+    return list(data) if isinstance(data, list) else None
+
+
+def read_beliefs(text: str, expected: int) -> Readings:
+    """Exactly ``expected`` probabilities (ids 0..expected−1) from a reply."""
+    if not isinstance(text, str) or not text.strip():
+        return Readings(None, "empty reply")
+    cleaned = _clean(text)
+    items = _items(_load(cleaned))
+    if items is None:
+        pairs = list(_PAIR_RE.finditer(cleaned))
+        if len(pairs) != expected:
+            return Readings(
+                None, f"{len(pairs)} beliefs found, {expected} needed", count=len(pairs)
+            )
+        readings = [_checked(float(m.group("num")), bool(m.group("pct"))) for m in pairs]
+        return _collect(readings, expected)
+    values: dict[int, Reading] = {}
+    with_ids = all(isinstance(x, dict) and "id" in x for x in items) and bool(items)
+    for position, entry in enumerate(items):
+        if isinstance(entry, dict):
+            number = next((_number(entry[k]) for k in _KEYS if k in entry), None)
+            key = entry.get("id", position) if with_ids else position
+        else:
+            number, key = _number(entry), position
+        if not isinstance(key, int) or isinstance(key, bool):
+            return Readings(None, f"id {key!r} is not an integer", count=len(items))
+        if key in values:
+            return Readings(None, f"id {key} given twice", count=len(items))
+        values[key] = _checked(number)
+    if sorted(values) != list(range(expected)):
+        return Readings(None, f"{len(values)} beliefs found, {expected} needed", count=len(values))
+    return _collect([values[i] for i in range(expected)], expected)
+
+
+def _collect(readings: list[Reading], expected: int) -> Readings:
+    bad = [r for r in readings if r.value is None]
+    if bad:
+        return Readings(None, f"unreadable belief: {bad[0].error}", count=expected - len(bad))
+    values = [r.value for r in readings if r.value is not None]
+    # one scale for the whole list: if any value needed rescaling, all are percentages
+    if any(r.rescaled for r in readings):
+        raw = [r.value * 100.0 if r.rescaled else r.value for r in readings if r.value is not None]
+        values = [v / 100.0 for v in raw]
+        return Readings(tuple(values), rescaled=True, count=expected)
+    return Readings(tuple(values), count=expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+# ---------------------------------------------------------------------------------------------
+
+_BLANK_RE = re.compile(r"\n\s*\n")
+_MARKER_ONLY_RE = re.compile(r"^(?:#+.*|[-*•]\s*|\d+[.)]\s*|\*\*[^*]+\*\*:?|[^.!?]*:)$")
+
+
+@dataclass(frozen=True)
+class Steps:
+    steps: tuple[str, ...]
+    n_raw: int  # after splitting and merging fragments, before the cap
+
+    @property
+    def capped(self) -> bool:
+        return self.n_raw > len(self.steps)
+
+
+def split_steps(text: str, *, min_chars: int = 40, max_steps: int | None = None) -> Steps:
+    """Paragraphs (split on blank lines) as steps; a fragment shorter than ``min_chars`` or only a
+    heading/bullet marker joins the next paragraph (the last joins the previous one); more than
+    ``max_steps`` steps are merged into ``max_steps`` evenly sized groups of neighbours."""
+    parts = [p.strip() for p in _BLANK_RE.split(text or "") if p.strip()]
+    merged: list[str] = []
+    pending = ""
+    for part in parts:
+        candidate = f"{pending}\n{part}" if pending else part
+        if len(candidate) < min_chars or _MARKER_ONLY_RE.match(candidate):
+            pending = candidate
+            continue
+        merged.append(candidate)
+        pending = ""
+    if pending:
+        if merged:
+            merged[-1] = f"{merged[-1]}\n{pending}"
+        else:
+            merged.append(pending)
+    n_raw = len(merged)
+    if max_steps is not None and n_raw > max_steps:
+        bounds = [round(i * n_raw / max_steps) for i in range(max_steps + 1)]
+        merged = ["\n".join(merged[a:b]) for a, b in itertools.pairwise(bounds)]
+    return Steps(tuple(merged), n_raw)

@@ -1,0 +1,204 @@
+"""Readers for the files a user downloads: ForecastBench question/resolution sets and Perspectrum
+claims. Nothing third-party ships with biaslab; a missing or malformed file is one line saying what
+is wrong and where to get it.
+
+ForecastBench (CC BY-SA 4.0): a question set is ``{"questions": [{"id", "source", "question",
+"background", "resolution_criteria", "freeze_datetime_value", ...}]}`` and a resolution set
+``{"resolutions": [{"id", "source", "resolved_to", "resolved", "resolution_date"}]}``. Only market
+questions (sources :data:`MARKET_SOURCES`) are binary; dataset questions (ACLED, FRED, …) are
+templated multi-horizon series and are skipped. With a resolution set, only questions resolved to
+0 or 1 are kept (unresolved rows carry the current market value with ``resolved=false``);
+``resolved_after`` keeps those resolved after a date. Background text is HTML-stripped.
+
+Perspectrum (CC BY-SA 4.0): ``perspectrum_with_answers_v1.0.json`` is a list of
+``{"cId", "text", "source", "perspectives", "topics"}``; only the claim text is used.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from biaslab.errors import BiaslabError
+
+MARKET_SOURCES = frozenset({"manifold", "metaculus", "polymarket", "infer"})
+FORECASTBENCH_HELP = (
+    "download a question set (datasets/question_sets/*.json) and a resolution set "
+    "(datasets/resolution_sets/*.json) from github.com/forecastingresearch/forecastbench-datasets"
+)
+PERSPECTRUM_HELP = (
+    "download data/dataset/perspectrum_with_answers_v1.0.json from github.com/CogComp/perspectrum"
+)
+
+
+@dataclass(frozen=True)
+class ExternalQuestion:
+    key: str
+    text: str
+    background: str = ""
+    criteria: str = ""
+    outcome: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class _TextOnly(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("p", "br", "li", "div"):
+            self.parts.append("\n")
+
+
+def strip_html(text: str) -> str:
+    """Visible text of an HTML fragment, whitespace collapsed (line breaks kept single)."""
+    parser = _TextOnly()
+    parser.feed(text or "")
+    parser.close()
+    plain = html.unescape("".join(parser.parts))
+    lines = [" ".join(line.split()) for line in plain.splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+def _read_json(path_text: str, what: str, help_text: str) -> Any:
+    path = Path(path_text).expanduser()
+    if not path.is_file():
+        raise BiaslabError(f"{what} not found: {path} ({help_text})")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BiaslabError(f"cannot read {what} {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BiaslabError(
+            f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+        ) from None
+
+
+def _list_field(data: Any, key: str, path: str, what: str, help_text: str) -> list[Any]:
+    rows = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise BiaslabError(f"{path} is not a {what}: no {key!r} list ({help_text})")
+    return rows
+
+
+def _resolutions(path: str, after: dt.date | None) -> dict[tuple[str, str], tuple[int, str]]:
+    data = _read_json(path, "ForecastBench resolution set", FORECASTBENCH_HELP)
+    rows = _list_field(
+        data, "resolutions", path, "ForecastBench resolution set", FORECASTBENCH_HELP
+    )
+    out: dict[tuple[str, str], tuple[int, str]] = {}
+    for row in rows:
+        if not isinstance(row, dict) or row.get("resolved") is not True:
+            continue
+        value = row.get("resolved_to")
+        if isinstance(value, bool) or value not in (0, 1, 0.0, 1.0):
+            continue
+        date = str(row.get("resolution_date", ""))
+        if after is not None and not _after(date, after):
+            continue
+        out[(str(row.get("source", "")), str(row.get("id", "")))] = (int(value), date)
+    return out
+
+
+def _after(date: str, cutoff: dt.date) -> bool:
+    try:
+        return dt.date.fromisoformat(date[:10]) > cutoff
+    except ValueError:
+        return False
+
+
+def forecastbench_questions(
+    questions: str, resolutions: str | None, resolved_after: dt.date | None, context_chars: int
+) -> list[ExternalQuestion]:
+    """Binary market questions of a question set, joined with a resolution set when given."""
+    if resolved_after is not None and resolutions is None:
+        raise BiaslabError(
+            "resolved_after needs -p resolutions=PATH (a ForecastBench resolution set)"
+        )
+    data = _read_json(questions, "ForecastBench question set", FORECASTBENCH_HELP)
+    rows = _list_field(
+        data, "questions", questions, "ForecastBench question set", FORECASTBENCH_HELP
+    )
+    resolved = _resolutions(resolutions, resolved_after) if resolutions else None
+    out: dict[str, ExternalQuestion] = {}
+    for row in rows:
+        if not isinstance(row, dict) or str(row.get("source", "")) not in MARKET_SOURCES:
+            continue
+        source, qid = str(row["source"]), row.get("id")
+        text = strip_html(str(row.get("question") or ""))
+        if not isinstance(qid, str) or not text:
+            continue
+        outcome: int | None = None
+        meta: dict[str, Any] = {"platform": source}
+        if resolved is not None:
+            if (source, qid) not in resolved:
+                continue
+            outcome, meta["resolution_date"] = resolved[(source, qid)]
+        crowd = _float_or_none(row.get("freeze_datetime_value"))
+        if crowd is not None:
+            meta["crowd"] = crowd
+        out[f"{source}:{qid}"] = ExternalQuestion(
+            key=f"forecastbench:{source}:{qid}",
+            text=text,
+            background=_truncate(strip_html(str(row.get("background") or "")), context_chars),
+            criteria=_truncate(strip_html(str(row.get("resolution_criteria") or "")), 500),
+            outcome=outcome,
+            meta=meta,
+        )
+    if not out:
+        detail = " resolved to 0/1" if resolved is not None else ""
+        raise BiaslabError(f"{questions}: no binary market questions{detail} to ask")
+    return [out[k] for k in sorted(out)]
+
+
+def _float_or_none(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0.0 <= number <= 1.0 else None
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def perspectrum_claims(path: str) -> list[ExternalQuestion]:
+    """Every claim of a Perspectrum file, ordered by claim id."""
+    data = _read_json(path, "Perspectrum file", PERSPECTRUM_HELP)
+    if not isinstance(data, list):
+        raise BiaslabError(
+            f"{path} is not a Perspectrum claims file: expected a list ({PERSPECTRUM_HELP})"
+        )
+    out: dict[int, ExternalQuestion] = {}
+    for row in data:
+        if not isinstance(row, dict) or not isinstance(row.get("cId"), int):
+            continue
+        text = " ".join(str(row.get("text") or "").split())
+        if not text:
+            continue
+        text = text[0].upper() + text[1:]
+        topics = [str(t) for t in row.get("topics") or [] if isinstance(t, str)]
+        out[row["cId"]] = ExternalQuestion(
+            key=f"perspectrum:{row['cId']}", text=text, meta={"topics": ",".join(topics)}
+        )
+    if not out:
+        raise BiaslabError(f"{path}: no claims found ({PERSPECTRUM_HELP})")
+    return [out[k] for k in sorted(out)]
+
+
+_SENTENCE_END = re.compile(r"[.!?]$")
+
+
+def as_sentence(text: str) -> str:
+    return text if _SENTENCE_END.search(text) else f"{text}."

@@ -1,0 +1,177 @@
+"""Terminal tables and the Markdown section (with figures) of the entrenchment results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biaslab.report.tables import markdown_table, text_table
+from biaslab.suites.entrenchment.results import EntrenchmentResults, SetupResult
+
+_MAIN = ("#", "setup", "questions", "pairs", "steps", "M", "CR1 95% CI", "p", "MDE", "M_IV",
+         "judge baseline [CI]")  # fmt: skip
+_DETAIL = ("#", "setup", "M classical p", "bins p", "first→last", "M side", "side effect", "M round",
+           "Brier first", "Brier final", "unparsed", "failed", "notes")  # fmt: skip
+
+
+def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _main_row(index: int, s: SetupResult) -> list[object]:
+    baseline = s.m_judge_baseline
+    if baseline is not None and s.m_judge_baseline_lo is not None:
+        baseline_text: object = (
+            f"{baseline:.3f} [{s.m_judge_baseline_lo:.3f}, {s.m_judge_baseline_hi:.3f}]"
+        )
+    else:
+        baseline_text = baseline
+    return [
+        index,
+        s.label,
+        s.n_questions,
+        s.n_pairs,
+        s.mean_steps,
+        s.m,
+        _ci(s.m_lo, s.m_hi),
+        s.m_p,
+        s.m_mde,
+        s.m_iv,
+        baseline_text,
+    ]
+
+
+def _detail_row(index: int, s: SetupResult) -> list[object]:
+    return [
+        index,
+        s.label,
+        s.m_classical_p,
+        s.m_bins_p,
+        s.m_first_last,
+        s.m_side,
+        s.side_effect,
+        s.m_round,
+        s.brier_first,
+        s.brier_final,
+        s.unparsed_rate,
+        s.failure_rate,
+        "; ".join(s.notes),
+    ]
+
+
+def tables(results: EntrenchmentResults) -> str:
+    rows = [_main_row(i, s) for i, s in enumerate(results.setups, start=1)]
+    details = [_detail_row(i, s) for i, s in enumerate(results.setups, start=1)]
+    return "\n\n".join(
+        [
+            "Entrenchment: Martingale score per setup (per-step M, CR1 by question)",
+            text_table(_MAIN, rows),
+            text_table(_DETAIL, details),
+        ]
+    )
+
+
+def _figures(results: EntrenchmentResults, out_dir: Path) -> list[str]:
+    from biaslab.report.figures import bar_chart, forest_plot, scatter_fit, trajectory_lines
+
+    numbered = [(i, s) for i, s in enumerate(results.setups, start=1)]
+    setups = [s for _, s in numbered if s.m is not None]
+    tag = {id(s): f"#{i}" for i, s in numbered}
+    if not setups:
+        return ["No setup has a Martingale score, so there are no figures."]
+    parts = []
+    forest = forest_plot(
+        out_dir / "entrenchment_forest.svg",
+        [f"{tag[id(s)]} {s.label}" for s in setups],
+        [s.m for s in setups],
+        [_ci(s.m_lo, s.m_hi) for s in setups],
+        bands=[
+            (s.m_judge_baseline, _ci(s.m_judge_baseline_lo, s.m_judge_baseline_hi)) for s in setups
+        ],
+        band_label="judge baseline (CR1 CI)",
+        title="Martingale score per setup (CR1 95% CI)",
+        xlabel="M (slope of Δb on b_prior, per step)",
+    )
+    parts.append(f"![Martingale score per setup]({forest.name})")
+    panels = {
+        f"{tag[id(s)]} {s.label}": {
+            "x": s.figure.points_prior,
+            "y": s.figure.points_delta,
+            "bin_x": s.figure.bin_centres,
+            "bin_y": s.figure.bin_means,
+            "line_x": s.figure.line_x,
+            "line_y": s.figure.line_y,
+            "line_lo": s.figure.line_lo,
+            "line_hi": s.figure.line_hi,
+        }
+        for s in setups
+    }
+    scatter = scatter_fit(
+        out_dir / "entrenchment_scatter.svg",
+        panels,
+        title="Belief change vs prior: pairs, binned means (squares), OLS line and CR1 band",
+        xlabel="b_prior",
+        ylabel="Δb",
+    )
+    parts.append(f"![Belief change against prior]({scatter.name})")
+    outcome_names = {None: "outcome unknown", 0: "outcome no", 1: "outcome yes"}
+    lines = trajectory_lines(
+        out_dir / "entrenchment_trajectories.svg",
+        {
+            f"{tag[id(s)]} {s.label}": [
+                (t.beliefs, outcome_names[t.outcome]) for t in s.figure.trajectories
+            ]
+            for s in setups
+        },
+        title="Judged belief trajectories (first 40 per setup)",
+        xlabel="step",
+        ylabel="P(yes)",
+    )
+    parts.append(f"![Belief trajectories]({lines.name})")
+    steps = sorted({k for s in setups for k in s.figure.step_counts})
+    hist = bar_chart(
+        out_dir / "entrenchment_steps.svg",
+        [str(k) for k in steps],
+        {tag[id(s)]: [float(s.figure.step_counts.get(k, 0)) for k in steps] for s in setups},
+        title="Steps per trajectory (setups numbered as in the tables)",
+        ylabel="trajectories",
+    )
+    parts.append(f"![Steps per trajectory]({hist.name})")
+    rates = bar_chart(
+        out_dir / "entrenchment_failures.svg",
+        [tag[id(s)] for s in results.setups],
+        {
+            "unparsed beliefs": [s.unparsed_rate for s in results.setups],
+            "failed trajectories": [s.failure_rate for s in results.setups],
+        },
+        title="Unparsed judgements and failed trajectories per setup",
+        ylabel="share",
+        ylim=(0.0, 1.0),
+    )
+    parts.append(f"![Unparsed and failed]({rates.name})")
+    return parts
+
+
+def report(results: EntrenchmentResults, out_dir: Path) -> str:
+    rows = [_main_row(i, s) for i, s in enumerate(results.setups, start=1)]
+    details = [_detail_row(i, s) for i, s in enumerate(results.setups, start=1)]
+    look_ahead = [s.label for s in results.setups if s.look_ahead]
+    body = [
+        "## Belief entrenchment (Martingale score)",
+        "M is the OLS slope of the belief change Δb on the prior belief over consecutive judged "
+        "steps (He et al., NeurIPS 2025): 0 for a Bayesian reasoner, positive when reasoning "
+        "entrenches the prior. CIs and p-values are cluster-robust (CR1) by question with G−1 "
+        "df; MDE is the smallest |M| detectable with 80% power. `judge baseline` is the same "
+        "judge's M on built-in Bayesian urn reasoning — what the pipeline produces by itself — "
+        "shown beside M, never subtracted (it is M's null in `results.json`: `m_null*`). M_IV "
+        "corrects judge noise with a second judge replicate.",
+        markdown_table(_MAIN, rows),
+        markdown_table(_DETAIL, details),
+    ]
+    if look_ahead:
+        body.append(
+            "**Exposed to look-ahead** (paper mode: one judge call scored every step after "
+            "reading all of them): " + "; ".join(look_ahead)
+        )
+    body += _figures(results, out_dir)
+    body += ["### Decisions", "\n".join(f"- **{k}**: {v}" for k, v in results.decisions.items())]
+    return "\n\n".join(body)

@@ -1,0 +1,105 @@
+"""The entrenchment suite as the CLI, the Inspect task and the report see it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from biaslab.schema import Item, Turn
+from biaslab.suites.entrenchment import config as _config
+from biaslab.suites.entrenchment import generate as _generate
+from biaslab.suites.registry import Suite
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from inspect_ai import Task
+
+    from biaslab.records import AnswerRecord
+    from biaslab.tasks import TaskSettings
+
+
+def _analyze(frame: pd.DataFrame) -> BaseModel:
+    from biaslab.suites.entrenchment.analysis import analyze
+
+    return analyze(frame)
+
+
+def _tables(results: Any) -> str:
+    from biaslab.suites.entrenchment.report import tables
+
+    return tables(results)
+
+
+def _report(results: Any, out_dir: Path) -> str:
+    from biaslab.suites.entrenchment.report import report
+
+    return report(results, out_dir)
+
+
+def _task(items: Sequence[Item], settings: TaskSettings) -> Task:
+    from biaslab.suites.entrenchment.task import build_task
+
+    return build_task(items, settings)
+
+
+def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
+    return _generate.label_stats(items)
+
+
+def _belief_parser(turn: Turn, item: Item, completion: str) -> AnswerRecord:
+    """A single stated belief read from a completion (what a self-report or a judge reply is)."""
+    from biaslab.records import OpenAnswerRecord
+    from biaslab.suites.entrenchment.beliefs import read_belief
+
+    reading = read_belief(completion)
+    return OpenAnswerRecord(
+        turn=turn.index,
+        kind=turn.kind,
+        gold=turn.gold,
+        predicted=None if reading.value is None else f"{reading.value:.4f}",
+        parsed=reading.value is not None,
+        correct=False,
+        completion=completion,
+        details={"error": reading.error, "rescaled": reading.rescaled},
+    )
+
+
+def _describe() -> list[str]:
+    return [
+        f"claims pool: {len(_generate.claim_pool())} built-in claims",
+        "judge: the `judge` model role (biaslab run --judge MODEL or --self-judge; "
+        "inspect eval --model-role judge=MODEL)",
+    ]
+
+
+def _card(results: Any) -> Any:
+    from biaslab.suites.entrenchment.card import card_cells
+
+    return card_cells(results)
+
+
+SUITE = Suite(
+    name="entrenchment",
+    description="Belief entrenchment (Martingale score): chain-of-thought or debate trajectories "
+    "judged prefix by prefix by a judge model; M with CR1 by question, the IV correction for "
+    "judge noise and the judge's own baseline on Bayesian urn reasoning.",
+    generator_version=_generate.GENERATOR_VERSION,
+    default_preset="default",
+    default_n=100,
+    presets=_config.PRESETS,
+    parameter_docs=_config.PARAMETER_DOCS,
+    resolve_config=_config.resolve_config,
+    generate=_generate.generate,
+    label_stats=_label_stats,
+    analyze=_analyze,
+    tables=_tables,
+    report=_report,
+    describe=_describe,
+    task=_task,
+    roles=("judge",),
+    parsers={"belief": _belief_parser},
+    card=_card,
+)

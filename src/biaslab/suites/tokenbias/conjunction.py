@@ -1,0 +1,343 @@
+"""Conjunction-fallacy problems ("Linda" problems) as structured records built from templates and the
+word lists, each style with its pool of distinct originals (:mod:`biaslab.suites.tokenbias.pools`).
+
+A record keeps its templates and fillers apart (``{name}``, pronouns, ``{place}``), so a twin is the
+*same record* with one field replaced and renders identically apart from those tokens. The single
+event is always at least as probable as the single event combined with another one, whatever the
+added event: that is the gold answer, by the conjunction rule.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
+from typing import Literal
+
+from biaslab.suites.tokenbias import wordlists as wl
+from biaslab.suites.tokenbias.config import Connector
+from biaslab.suites.tokenbias.pools import Choice, Choices, Pool, Product, Union
+
+Style = Literal["bio", "story", "news", "medical", "celebrity"]
+Shown = Literal["relevant", "irrelevant", "mixed"]
+CONNECTORS: tuple[Connector, ...] = ("because", "so-that", "to")
+TEST_STYLES: tuple[Style, ...] = ("bio", "story", "news", "medical")
+AGES = {"bio": range(25, 51), "medical": range(40, 71)}
+
+_PRONOUNS = {
+    "female": {"he": "she", "him": "her", "his": "her"},
+    "male": {"he": "he", "him": "him", "his": "his"},
+}
+
+
+def fill_person(template: str, name: str, gender: str, place: str = "") -> str:
+    """Put a name, its pronouns (``{he}``, ``{him}``, ``{his}``, capitalised ``{He}``, ``{His}``)
+    and a place into a template."""
+    text = template.replace("{name}", name).replace("{place}", place)
+    for key, word in _PRONOUNS[gender].items():
+        text = text.replace(f"{{{key}}}", word).replace(
+            f"{{{key.capitalize()}}}", word.capitalize()
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class Conjunction:
+    """Which is more probable: ``single`` or ``single <connector> <added event>``?
+
+    ``relevant`` picks the representative or the unrelated added event, so the H1 twin flips one
+    flag. ``source`` names the template the problem came from: exemplars never share it with the
+    question they precede.
+    """
+
+    style: Style
+    source: str
+    name: str
+    gender: str
+    setup: str
+    single: str
+    connector: str
+    relevant_extra: str
+    irrelevant_extra: str
+    relevant: bool = True
+    place: str = ""
+
+    @property
+    def extra(self) -> str:
+        return self.relevant_extra if self.relevant else self.irrelevant_extra
+
+    def fill(self, template: str) -> str:
+        return fill_person(template, self.name, self.gender, self.place)
+
+    @property
+    def single_text(self) -> str:
+        return self.fill(self.single)
+
+    @property
+    def conjunction_text(self) -> str:
+        return f"{self.single_text} {self.fill(self.connector)} {self.fill(self.extra)}"
+
+
+# --------------------------------------------------------------------------------------------------
+# pools: every original a style can write
+# --------------------------------------------------------------------------------------------------
+
+
+@cache
+def conjunction_pool(style: Style, shown: Shown, connectors: tuple[Connector, ...]) -> Pool:
+    """The distinct originals of a style that show the ``shown`` kind of added event."""
+    people = Choice("person", len(wl.people()))
+    if style == "bio":
+        profiles = Union(
+            "profile",
+            tuple(
+                Product(
+                    (
+                        Choice("traits", _pair_count(len(p.traits))),
+                        Choice("backgrounds", _pair_count(len(p.backgrounds))),
+                        Choice("extra", _extra_count(shown, len(p.activities), _neutral())),
+                    )
+                )
+                for p in wl.profiles()
+            ),
+        )
+        occupations = Choice("occupation", len(wl.occupations()))
+        return Product((profiles, Choice("age", len(AGES["bio"])), people, occupations))
+    if style in ("story", "news"):
+        kind = "story" if style == "story" else "news"
+        by_connector = Union(
+            "connector",
+            tuple(
+                Union(
+                    "story",
+                    tuple(
+                        Choice("extra", _extra_count(shown, *map(len, _extras(s, connector))))
+                        for s in stories_for(kind, connector)
+                    ),
+                )
+                for connector in connectors
+            ),
+        )
+        where = people if kind == "story" else Choice("place", len(wl.places()))
+        return Product((by_connector, where))
+    if style == "medical":
+        diseases = Union(
+            "disease",
+            tuple(
+                Product(
+                    (
+                        Choice("first", len(d.symptoms)),
+                        Choice("extra", _extra_count(shown, len(d.symptoms) - 1, _findings())),
+                    )
+                )
+                for d in wl.diseases()
+            ),
+        )
+        return Product((diseases, Choice("age", len(AGES["medical"])), people))
+    return celebrity_pool()
+
+
+@cache
+def celebrity_pool() -> Pool:
+    """Celebrity scenarios (H3): celebrity × scenario of the field × single × extra × time."""
+    celebrities = Union(
+        "celebrity",
+        tuple(
+            Union(
+                "scenario",
+                tuple(
+                    Product((Choice("single", len(s.singles)), Choice("extra", len(s.extras))))
+                    for s in wl.scenarios(c.field)
+                ),
+            )
+            for c in wl.celebrities()
+        ),
+    )
+    return Product((celebrities, Choice("time", len(wl.times()))))
+
+
+@cache
+def stories_for(kind: str, connector: str) -> tuple[wl.Story, ...]:
+    """The stories an added event can join with ``connector`` (purposes need intentional events)."""
+    return tuple(s for s in wl.stories(kind) if _extras(s, connector)[0])
+
+
+def _extras(story: wl.Story, connector: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if connector == "because":
+        return story.reasons, story.irrelevant_reasons
+    return story.purposes, story.irrelevant_purposes
+
+
+def _connector_phrase(story: wl.Story, connector: str) -> str:
+    return {"because": "because", "to": "to", "so-that": f"so that {story.subject} can"}[connector]
+
+
+def _neutral() -> int:
+    return len(wl.neutral_activities())
+
+
+def _findings() -> int:
+    return len(wl.unrelated_findings())
+
+
+def _pair_count(size: int) -> int:
+    return size * (size - 1) // 2
+
+
+@cache
+def _pairs(size: int) -> tuple[tuple[int, int], ...]:
+    return tuple(combinations(range(size), 2))
+
+
+def _extra_count(shown: Shown, relevant: int, irrelevant: int) -> int:
+    return {"relevant": relevant, "irrelevant": irrelevant, "mixed": relevant + irrelevant}[shown]
+
+
+def _extra_choice(shown: Shown, index: int, relevant: int) -> tuple[bool, int]:
+    """(is the shown added event the relevant one, its index in its list)."""
+    if shown == "relevant" or (shown == "mixed" and index < relevant):
+        return True, index
+    return False, index - relevant if shown == "mixed" else index
+
+
+def _both(
+    shown: Shown,
+    index: int,
+    relevant: tuple[str, ...],
+    irrelevant: tuple[str, ...],
+    rng: random.Random,
+) -> tuple[bool, str, str]:
+    """The shown added event from the pool index, the other one from the pair's random stream."""
+    is_relevant, k = _extra_choice(shown, index, len(relevant))
+    if is_relevant:
+        return True, relevant[k], rng.choice(irrelevant)
+    return False, rng.choice(relevant), irrelevant[k]
+
+
+# --------------------------------------------------------------------------------------------------
+# builders: pool choices (+ a random stream for what the original does not show) -> record
+# --------------------------------------------------------------------------------------------------
+
+
+def build_conjunction(
+    style: Style,
+    choices: Choices,
+    shown: Shown,
+    connectors: tuple[Connector, ...],
+    rng: random.Random,
+) -> Conjunction:
+    """The original that ``choices`` (decoded from :func:`conjunction_pool`) describes."""
+    if style == "bio":
+        return _bio(choices, shown, rng)
+    if style in ("story", "news"):
+        return _story(style, choices, shown, connectors, rng)
+    if style == "medical":
+        return _medical(choices, shown, rng)
+    return _celebrity(choices)
+
+
+def _bio(c: Choices, shown: Shown, rng: random.Random) -> Conjunction:
+    profile = wl.profiles()[c["profile"]]
+    t1, t2 = (profile.traits[i] for i in _pairs(len(profile.traits))[c["traits"]])
+    b1, b2 = (profile.backgrounds[i] for i in _pairs(len(profile.backgrounds))[c["backgrounds"]])
+    person = wl.people()[c["person"]]
+    relevant, relevant_extra, irrelevant_extra = _both(
+        shown, c["extra"], profile.activities, wl.neutral_activities(), rng
+    )
+    return Conjunction(
+        style="bio",
+        source=f"bio:{profile.id}",
+        name=person.name,
+        gender=person.gender,
+        setup=f"{{name}} is {AGES['bio'][c['age']]} years old, {t1} and {t2}. {b1} {b2}",
+        single=f"{{name}} is {wl.occupations()[c['occupation']]}",
+        connector="and",
+        relevant_extra=relevant_extra,
+        irrelevant_extra=irrelevant_extra,
+        relevant=relevant,
+    )
+
+
+def _story(
+    style: Style, c: Choices, shown: Shown, connectors: tuple[Connector, ...], rng: random.Random
+) -> Conjunction:
+    kind = "story" if style == "story" else "news"
+    connector = connectors[c["connector"]]
+    story = stories_for(kind, connector)[c["story"]]
+    relevant, relevant_extra, irrelevant_extra = _both(
+        shown, c["extra"], *_extras(story, connector), rng
+    )
+    person = wl.people()[c["person"]] if kind == "story" else wl.Person("", "male")
+    return Conjunction(
+        style=style,
+        source=story.id,
+        name=person.name,
+        gender=person.gender,
+        setup=story.setup,
+        single=story.event,
+        connector=_connector_phrase(story, connector),
+        relevant_extra=relevant_extra,
+        irrelevant_extra=irrelevant_extra,
+        relevant=relevant,
+        place="" if kind == "story" else wl.places()[c["place"]],
+    )
+
+
+def _medical(c: Choices, shown: Shown, rng: random.Random) -> Conjunction:
+    disease = wl.diseases()[c["disease"]]
+    first = disease.symptoms[c["first"]]
+    others = tuple(s for s in disease.symptoms if s != first)
+    relevant, relevant_extra, irrelevant_extra = _both(
+        shown, c["extra"], others, wl.unrelated_findings(), rng
+    )
+    person = wl.people()[c["person"]]
+    age = AGES["medical"][c["age"]]
+    return Conjunction(
+        style="medical",
+        source=f"medical:{disease.name}",
+        name=person.name,
+        gender=person.gender,
+        setup=f"{{name}}, a {age}-year-old patient, has been diagnosed with {disease.name}.",
+        single=f"{{name}} has {first}",
+        connector="and",
+        relevant_extra=relevant_extra,
+        irrelevant_extra=irrelevant_extra,
+        relevant=relevant,
+    )
+
+
+def _celebrity(c: Choices) -> Conjunction:
+    celebrity = wl.celebrities()[c["celebrity"]]
+    scenario = wl.scenarios(celebrity.field)[c["scenario"]]
+    extra = scenario.extras[c["extra"]]
+    return Conjunction(
+        style="celebrity",
+        source=f"celebrity:{scenario.id}",
+        name=celebrity.name,
+        gender=celebrity.gender,
+        setup=scenario.setup.replace("{time}", wl.times()[c["time"]]),
+        single=scenario.singles[c["single"]],
+        connector="but",
+        relevant_extra=extra,
+        irrelevant_extra=extra,
+    )
+
+
+def generic_name_for(celebrity: str, rng: random.Random) -> str:
+    """A same-gender 'First Last' name sharing no word with any celebrity (no surname leak)."""
+    gender = next(c.gender for c in wl.celebrities() if c.name == celebrity)
+    return rng.choice(wl.generic_names(gender))
+
+
+def random_conjunction(rng: random.Random, avoid: frozenset[str]) -> Conjunction:
+    """A conjunction problem for an exemplar, from any test style, whose template is not in
+    ``avoid`` (the sources of the question it precedes)."""
+    while True:
+        style = rng.choice(TEST_STYLES)
+        pool = conjunction_pool(style, "relevant", CONNECTORS)
+        problem = build_conjunction(
+            style, pool.decode(rng.randrange(pool.size)), "relevant", CONNECTORS, rng
+        )
+        if problem.source not in avoid:
+            return problem

@@ -1,0 +1,104 @@
+"""The per-setup analysis: debate estimators, judge-baseline bookkeeping, rates and sizes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biaslab.suites.entrenchment.analysis import analyze
+from biaslab.suites.entrenchment.config import resolve_config
+from biaslab.suites.entrenchment.generate import generate
+from biaslab.suites.entrenchment.inprocess import run_agents
+
+
+def debate_frame(questions: int, rounds: int, bump: float, seed: int) -> pd.DataFrame:
+    """Judged debates over a Bayesian belief path (urn draws) whose judge leans ``bump`` log-odds
+    toward whoever spoke last: a speaker artefact, not entrenchment."""
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+    lr = math.log(7 / 3)
+    for q in range(questions):
+        prior = rng.uniform(0.05, 0.95)
+        is_a = rng.random() < prior
+        logit = math.log(prior / (1 - prior))
+        opener = 1 if rng.random() < 0.5 else -1
+        steps = 2 * rounds
+        for t in range(steps + 1):
+            side = 0 if t == 0 else (opener if t % 2 == 1 else -opener)
+            if t > 0:
+                logit += lr if rng.random() < (0.7 if is_a else 0.3) else -lr
+            belief = 1 / (1 + math.exp(-(logit + bump * side)))
+            rows.append(
+                {
+                    "record": "belief", "question": f"q{q}", "source": "model",
+                    "belief_construct": "judge", "judge_mode": "prefix", "replicate": 0,
+                    "step": t, "n_steps": steps, "belief": belief, "parsed": True,
+                    "failed": False, "side": {1: "yes", -1: "no"}.get(side),
+                    "model": "m", "roles": "judge=j", "mode": "debate", "domain": "urn",
+                    "system_prompt": "none", "outcome": int(is_a), "run_key": "r",
+                    "item_id": f"q{q}", "epoch": 1,
+                }
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_speaker_artefact_is_absorbed_by_the_side_covariate_and_per_round_m() -> None:
+    naive, side, per_round, effect = [], [], [], []
+    for seed in range(5):
+        [s] = analyze(debate_frame(200, 3, 0.6, seed)).setups
+        assert s.m is not None and s.m_side is not None and s.m_round is not None
+        naive.append(s.m)
+        side.append(s.m_side)
+        per_round.append(s.m_round)
+        effect.append(s.side_effect)
+    assert np.mean(naive) < -0.02  # spurious negative per-step M
+    assert abs(np.mean(side)) < abs(np.mean(naive)) / 2
+    assert abs(np.mean(per_round)) < abs(np.mean(naive)) / 2
+    assert np.mean(effect) > 0.05  # the judge moves toward the speaker
+
+
+def test_judge_baseline_counts_once_across_model_runs_and_sits_beside_m() -> None:
+    config = resolve_config(None, {})
+    items = generate(config, 0, 12)
+    frames = [
+        run_agents(items, config, agent, "judge-reader")
+        for agent in ("urn-bayes", "urn-entrenched")
+    ]
+    results = analyze(pd.concat(frames, ignore_index=True))
+    [base] = results.baseline_setups()
+    assert base.n_questions == 12 and base.n_trajectories == 12  # not 24
+    models = results.model_setups()
+    assert len(models) == 2
+    for setup in models:
+        assert setup.m_judge_baseline == base.m and setup.m_null == base.m
+        assert setup.m_excess is None and setup.m_null_p is None  # never subtracted
+        assert setup.n_judge_baseline_questions == 12
+    assert all(s.se_type == "CR1" for s in results.setups)
+
+
+def test_small_setups_report_m_without_cr1_and_say_why() -> None:
+    config = resolve_config(None, {"judge_baseline": "false"})
+    frame = run_agents(generate(config, 1, 6), config, "urn-bayes", "judge-reader")
+    [s] = analyze(frame).setups
+    assert s.m is not None and s.m_p is None and s.m_lo is None
+    assert s.m_classical_p is not None  # the classical test stays available, labelled
+    assert any("refused" in note for note in s.notes)
+    assert any("only 6 questions" in note for note in s.notes)
+    assert s.figure.step_counts == {6: 6}
+
+
+def test_unparsed_beliefs_drop_only_their_pairs_and_are_counted() -> None:
+    config = resolve_config(None, {"judge_baseline": "false"})
+    frame = run_agents(generate(config, 2, 20), config, "urn-bayes", "judge-reader")
+    full = analyze(frame).setups[0]
+    hit = (frame["record"] == "belief") & (frame["step"] == 3)
+    frame.loc[hit, "belief"] = None
+    frame.loc[hit, "parsed"] = False
+    [s] = analyze(frame).setups
+    assert full.n_pairs == 120 and s.n_pairs == 120 - 2 * 20  # pairs (2,3) and (3,4) dropped
+    assert s.unparsed_rate == 20 / (20 * 7)
+    assert s.m_first_last == full.m_first_last  # b_0 and b_6 are intact
+    assert s.brier_final == full.brier_final and s.n_brier == 20

@@ -1,0 +1,187 @@
+"""Runs a user can trust: each answer counted once whatever was re-run, resume after any stop, exit
+codes that stop a shell pipeline, one writer per run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+from biaslab.frames import answer_frame, frame_at, read_log_set
+from biaslab.suites.registry import get_suite
+
+ROOT = Path(__file__).resolve().parent.parent
+DRIVER = [sys.executable, "-m", "tests.helpers.run_driver"]
+#: 3 default-topology conversations with 4 hypothesis sections each: ~40 model calls
+RUN = ["run", "defeasible", "--model", "biaslab/sticky?p=1", "--n", "3", "--seed", "5"]
+RUN += ["-p", "topology=default", "--display", "none"]
+
+
+def drive(*args: str, stop: str = "", delay: float = 0.0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BIASLAB_TEST_STOP": stop, "BIASLAB_TEST_DELAY": str(delay)}
+    return subprocess.run(
+        [*DRIVER, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300
+    )
+
+
+def analysis(log_dir: Path) -> str:
+    frame = frame_at(log_dir)
+    result = get_suite("defeasible").analyze(frame).model_dump(mode="json")
+    return json.dumps(result, sort_keys=True)
+
+
+def statuses(log_dir: Path) -> list[str]:
+    return sorted(read_eval_log(i, header_only=True).status for i in list_eval_logs(str(log_dir)))
+
+
+@pytest.fixture(scope="module")
+def single_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    """The reference: one uninterrupted run, its analysis and its number of answers."""
+    log_dir = tmp_path_factory.mktemp("single")
+    done = drive(*RUN, "--log-dir", str(log_dir))
+    assert done.returncode == 0, done.stderr
+    return log_dir, analysis(log_dir), len(frame_at(log_dir))
+
+
+def test_the_same_command_twice_counts_once(
+    single_run: tuple[Path, str, int], tmp_path: Path
+) -> None:
+    _, expected, n_answers = single_run
+    for _ in range(2):
+        done = drive(*RUN, "--log-dir", str(tmp_path))
+        assert done.returncode == 0, done.stderr
+    assert "up to date" in done.stderr
+    assert statuses(tmp_path) == ["success"]  # the second run asked nothing
+    assert len(frame_at(tmp_path)) == n_answers
+    assert analysis(tmp_path) == expected
+
+
+def test_a_fresh_rerun_and_inspect_eval_into_one_directory_collapse(
+    single_run: tuple[Path, str, int], tmp_path: Path
+) -> None:
+    _, expected, n_answers = single_run
+    assert drive(*RUN, "--log-dir", str(tmp_path)).returncode == 0
+    assert drive(*RUN, "--log-dir", str(tmp_path), "--no-resume").returncode == 0
+    inspect = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
+            "--model", "biaslab/sticky?p=1", "-T", "n=3", "-T", "seed=5",
+            "-T", "topology=default", "--log-dir", str(tmp_path), "--display", "none",
+        ],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert inspect.returncode == 0, inspect.stderr
+    log_set = read_log_set(tmp_path)
+    assert len(log_set.logs) == 3
+    assert len(log_set.collapsed) == 1 and log_set.collapsed[0].startswith("3 logs of the same run")
+    assert len(answer_frame(log_set)) == n_answers
+    assert analysis(tmp_path) == expected
+    analyzed = subprocess.run(
+        [sys.executable, "-m", "biaslab.cli", "analyze", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert analyzed.returncode == 0, analyzed.stderr
+    assert "3 logs of the same run collapsed" in analyzed.stderr
+
+
+def test_distinct_seeds_stay_distinct_runs(tmp_path: Path) -> None:
+    args = ["run", "defeasible", "--model", "biaslab/oracle", "--n", "1", "--seeds", "1-2"]
+    args += ["-p", "topology=linear", "--display", "none", "--log-dir", str(tmp_path)]
+    assert drive(*args).returncode == 0
+    log_set = read_log_set(tmp_path)
+    assert not log_set.collapsed
+    assert sorted(set(answer_frame(log_set)["seed"])) == [1, 2]
+
+
+@pytest.mark.parametrize(("signame", "code"), [("INT", 130), ("TERM", 143)])
+def test_an_interrupted_run_exits_non_zero_then_resumes(
+    single_run: tuple[Path, str, int], tmp_path: Path, signame: str, code: int
+) -> None:
+    _, expected, n_answers = single_run
+    stopped = drive(*RUN, "--log-dir", str(tmp_path), stop=f"{signame}:20", delay=0.02)
+    assert stopped.returncode == code, stopped.stderr
+    last = stopped.stderr.strip().splitlines()[-1]
+    assert last.startswith("biaslab: interrupted: ") and "run the same command to resume" in last
+    assert "Traceback" not in stopped.stderr
+    assert statuses(tmp_path) == ["cancelled"]
+    resumed = drive(*RUN, "--log-dir", str(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stderr
+    assert len(frame_at(tmp_path)) == n_answers
+    assert analysis(tmp_path) == expected
+
+
+def test_a_killed_run_resumes_and_counts_once(
+    single_run: tuple[Path, str, int], tmp_path: Path
+) -> None:
+    """SIGKILL leaves a 'started' log; the rerun recovers its finished samples (Inspect's sample
+    buffer, kept with --realtime) and asks only the rest."""
+    _, expected, n_answers = single_run
+    args = [*RUN, "--log-dir", str(tmp_path), "--realtime", "--max-connections", "1"]
+    killed = drive(*args, stop="KILL:30", delay=0.02)
+    assert killed.returncode == -signal.SIGKILL
+    assert statuses(tmp_path) == ["started"]
+    resumed = drive(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stderr
+    log = max(
+        (read_eval_log(i) for i in list_eval_logs(str(tmp_path))), key=lambda lg: lg.eval.created
+    )
+    reused = [s for s in log.samples or [] if str(s.started_at) < str(log.eval.created)]
+    assert reused, "the finished samples of the killed run were asked again"
+    assert len(frame_at(tmp_path)) == n_answers
+    assert analysis(tmp_path) == expected
+
+
+def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
+    """Two identical runs started together: the second refuses in one line, nothing doubles."""
+    env = {**os.environ, "BIASLAB_TEST_DELAY": "0.3"}  # ~40 calls one at a time: ~12 s
+    first = subprocess.Popen(
+        [*DRIVER, *RUN, "--log-dir", str(tmp_path), "--max-connections", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        lock_dir = tmp_path / ".biaslab-locks"
+        deadline = time.monotonic() + 120
+        while (
+            first.poll() is None and time.monotonic() < deadline
+        ):  # until the first holds its lock
+            if lock_dir.is_dir() and any(p.read_text() for p in lock_dir.iterdir()):
+                break
+            time.sleep(0.1)
+        second = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1")
+    finally:
+        _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert second.returncode == 2
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "already running" in lines[0], second.stderr
+    assert statuses(tmp_path) == ["success"]
+
+
+def test_a_corrupt_log_does_not_block_the_directory(
+    single_run: tuple[Path, str, int], tmp_path: Path
+) -> None:
+    log_dir, expected, _ = single_run
+    for info in list_eval_logs(str(log_dir)):
+        name = info.name.removeprefix("file://")
+        (tmp_path / Path(name).name).write_bytes(Path(name).read_bytes())
+    (tmp_path / "2026-01-01T00-00-00-00-00_defeasible_broken.eval").write_bytes(b"PK\x03\x04junk")
+    analyzed = subprocess.run(
+        [sys.executable, "-m", "biaslab.cli", "analyze", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert analyzed.returncode == 0, analyzed.stderr
+    assert (
+        "skipped unreadable log 2026-01-01T00-00-00-00-00_defeasible_broken.eval" in analyzed.stderr
+    )
+    assert analysis(tmp_path) == expected
+    rerun = drive(*RUN, "--log-dir", str(tmp_path))
+    assert rerun.returncode == 0 and "up to date" in rerun.stderr, rerun.stderr

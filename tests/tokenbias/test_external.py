@@ -1,0 +1,219 @@
+"""Answers from outside Inspect: the long-format importer reproduces the log path byte for byte on a
+fixture built from a real ``biaslab run``, and every bad row is a one-line error naming its line and
+column."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from biaslab.cli import cli, main
+from biaslab.errors import BiaslabError
+from biaslab.frames import frame_at
+from biaslab.suites.tokenbias.analysis import analyze
+from biaslab.suites.tokenbias.config import Config
+from biaslab.suites.tokenbias.external import COLUMNS, long_answers, read_answers, to_records
+from biaslab.suites.tokenbias.generate import generate
+from biaslab.suites.tokenbias.levels import answer_rows
+from biaslab.suites.tokenbias.suite import SUITE
+
+MODELS = ("token-biased", "no-bias")
+SEEDS = (1, 2)
+N = 2
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run: two reference agents, two seeds, every default block."""
+    directory = tmp_path_factory.mktemp("tokenbias-run")
+    command = [sys.executable, "-m", "biaslab.cli", "run", "tokenbias", "--n", str(N)]
+    command += [arg for model in MODELS for arg in ("--model", f"biaslab/{model}")]
+    command += ["--seeds", "1-2", "--log-dir", str(directory / "logs"), "--display", "none"]
+    subprocess.run(command, check=True, capture_output=True, cwd=directory)
+    return directory / "logs"
+
+
+def _write_csv(path: Path, records: list[dict[str, Any]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        for record in records:
+            writer.writerow([str(v).lower() if isinstance(v, bool) else v for v in record.values()])
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def test_a_file_of_the_runs_answers_gives_the_same_results_json(logs: Path, tmp_path: Path) -> None:
+    frame = frame_at(logs)
+    from_logs = analyze(frame).model_dump_json()
+    records = to_records(long_answers(frame))
+    assert len(records) == 8 * N * 2 * len(MODELS) * len(SEEDS)  # 8 blocks of N pairs
+    _write_csv(tmp_path / "answers.csv", records)
+    _write_jsonl(tmp_path / "answers.jsonl", records)
+    for name in ("answers.csv", "answers.jsonl"):
+        assert analyze(read_answers(tmp_path / name)).model_dump_json() == from_logs
+    results = json.loads(from_logs)
+    assert results["seeds"] == list(SEEDS) and results["seed_tests"]
+    (tmp_path / "file").mkdir()
+    (tmp_path / "logs").mkdir()
+    report = SUITE.report(analyze(read_answers(tmp_path / "answers.csv")), tmp_path / "file")
+    assert report == SUITE.report(analyze(frame), tmp_path / "logs")
+    figures = sorted(p.name for p in (tmp_path / "file").iterdir())
+    assert figures and figures == sorted(p.name for p in (tmp_path / "logs").iterdir())
+    for name in figures:
+        assert (tmp_path / "file" / name).read_bytes() == (tmp_path / "logs" / name).read_bytes()
+    assert "Per seed" in report
+
+
+def test_the_cli_prints_the_same_json_for_logs_and_for_the_file(logs: Path, tmp_path: Path) -> None:
+    _write_csv(tmp_path / "answers.csv", to_records(long_answers(frame_at(logs))))
+    runner = CliRunner()
+    from_logs = runner.invoke(cli, ["analyze", str(logs), "--json"])
+    from_file = runner.invoke(
+        cli, ["analyze", str(tmp_path / "answers.csv"), "--suite", "tokenbias", "--json"]
+    )
+    assert from_logs.exit_code == 0 and from_file.exit_code == 0, from_file.output
+    logged, filed = json.loads(from_logs.stdout), json.loads(from_file.stdout)
+    assert logged["provenance"] and not filed["provenance"]  # where the answers came from differs
+    assert json.dumps(filed["suites"], sort_keys=True) == json.dumps(
+        logged["suites"], sort_keys=True
+    )
+    tables = runner.invoke(cli, ["analyze", str(tmp_path / "answers.csv"), "--suite", "tokenbias"])
+    assert tables.stdout in runner.invoke(cli, ["analyze", str(logs)]).stdout
+
+
+def test_in_process_answers_are_the_answers_of_the_run(logs: Path) -> None:
+    """What levels.py (the 100-seed table) computes without Inspect is what the run logged."""
+    logged = long_answers(frame_at(logs))
+    columns = ["model", "family", "hypothesis", "mode", "pair_id", "variant", "correct", "parsed"]
+    keys = ["model", "pair_id", "variant"]
+    expected = logged[columns].sort_values(keys).reset_index(drop=True)
+    rows = [r for s in SEEDS for m in MODELS for r in answer_rows(generate(Config(), s, N), m)]
+    computed = pd.DataFrame(rows)[columns].sort_values(keys).reset_index(drop=True)
+    pd.testing.assert_frame_equal(computed, expected, check_dtype=False)
+
+
+# ------------------------------------------------------------------ the documented format
+
+HEADER = "model,family,hypothesis,mode,pair_id,variant,correct,parsed"
+
+
+def _answers(tmp_path: Path, *lines: str, name: str = "a.csv") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_existing_studys_outputs_in_the_long_format(tmp_path: Path) -> None:
+    rows = [HEADER]
+    for idx in range(12):  # gpt-x answers the celebrity original wrongly, the generic twin right
+        rows.append(f"gpt-x,linda,H3,baseline,variant_four-{idx},original,false,true")
+        rows.append(f"gpt-x,linda,H3,baseline,variant_four-{idx},twin,true,true")
+    (test,) = analyze(read_answers(_answers(tmp_path, *rows))).tests
+    assert (test.n21, test.n12, test.rejected, test.seed, test.seeds) == (12, 0, True, None, ())
+
+
+def test_optional_columns_seed_epoch_and_pair_key(tmp_path: Path) -> None:
+    path = _answers(
+        tmp_path,
+        HEADER + ",seed,epoch,pair_key,notes",
+        "m,horses,H3,direct,p1,original,true,true,1,1,k1,ignored",
+        "m,horses,H3,direct,p1,twin,false,true,1,1,k1,",
+        "m,horses,H3,direct,p2,original,true,true,2,1,k1,",
+        "m,horses,H3,direct,p2,twin,false,false,2,,k1,",
+    )
+    results = analyze(read_answers(path))
+    assert results.seeds == (1, 2)
+    assert (results.tests[0].n_pairs, results.tests[0].n_repeated_pairs) == (1, 1)
+
+
+BAD_ROWS = [
+    ("m,linda,H1,direct,p1,original,true", "line 2: missing|line 2, column parsed: empty"),
+    ("m,lindas,H1,direct,p1,original,true,true", "line 2, column family: 'lindas' is not one of"),
+    ("m,syllogism,H4,direct,p1,original,true,true", "line 2, column family: 'syllogism'"),
+    ("m,horses,H1,direct,p1,original,true,true", "line 2, column hypothesis: 'H1' is not tested"),
+    ("m,linda,H1,direct,p1,perturbed,true,true", "line 2, column variant: 'perturbed'"),
+    (
+        "m,linda,H1,direct,p1,original,yes,true",
+        "line 2, column correct: 'yes' is not true or false",
+    ),
+    (
+        "m,linda,H1,direct,p1,original,true,false",
+        "line 2, column correct: true, but parsed is false",
+    ),
+    ("m,linda,H1,direct,,original,true,true", "line 2, column pair_id: empty"),
+    ("m,linda,H1,direct,p1,original,true,true,extra", "line 2: more values than columns"),
+]
+
+
+@pytest.mark.parametrize(("row", "message"), BAD_ROWS)
+def test_a_bad_row_is_a_one_line_error_naming_line_and_column(
+    tmp_path: Path, row: str, message: str
+) -> None:
+    with pytest.raises(BiaslabError, match=message) as excinfo:
+        read_answers(_answers(tmp_path, HEADER, row))
+    assert "\n" not in str(excinfo.value) and "a.csv" in str(excinfo.value)
+
+
+def test_file_level_errors(tmp_path: Path) -> None:
+    good = "m,linda,H1,direct,p1,original,true,true"
+    cases = [
+        (("model,family,hypothesis",), "a0.csv line 1: missing column"),
+        ((HEADER,), "a1.csv: no answers"),
+        ((HEADER, good, good), "a2.csv line 3, column pair_id: p1 .original. is already"),
+        ((HEADER + ",seed", good + ",x"), "a3.csv line 2, column seed: 'x' is not an"),
+        ((HEADER + ",epoch", good + ",0"), "a4.csv line 2, column epoch: 0 is below 1"),
+        (('{"model": "m"}',), "a5.jsonl line 1: missing column"),
+        (("not json",), "a6.jsonl line 1: not JSON"),
+        (("[1, 2]",), "a7.jsonl line 1: expected a JSON object"),
+    ]
+    for number, (lines, message) in enumerate(cases):
+        suffix = ".jsonl" if "jsonl" in message else ".csv"
+        with pytest.raises(BiaslabError, match=message):
+            read_answers(_answers(tmp_path, *lines, name=f"a{number}{suffix}"))
+    (tmp_path / "e.csv").write_bytes(b"\xff\xfe")
+    with pytest.raises(BiaslabError, match="not UTF-8"):
+        read_answers(tmp_path / "e.csv")
+
+
+def test_the_cli_turns_a_bad_row_into_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _answers(tmp_path, HEADER, "m,linda,H9,direct,p1,original,true,true")
+    assert main(["analyze", str(path), "--suite", "tokenbias"]) == 2
+    error = capsys.readouterr().err
+    assert "line 2, column hypothesis" in error and len(error.splitlines()) == 1
+
+
+def test_log_frames_of_items_without_analysis_family_split_syllogisms_by_validity() -> None:
+    """Items of generator version 1 carry ``valid`` but no ``analysis_family``."""
+    items = generate(Config(family="syllogism", hypothesis="H5"), seed=1, n=6)
+    rows = answer_rows(items, "oracle")
+    frame = pd.DataFrame(
+        {
+            "model": [r["model"] for r in rows],
+            "item_family": "syllogism",
+            "item_valid": [i.meta["valid"] for i in items],
+            "item_hypothesis": "H5",
+            "item_mode": "direct",
+            "item_pair_id": [r["pair_id"] for r in rows],
+            "item_variant": [r["variant"] for r in rows],
+            "correct": [r["correct"] for r in rows],
+            "parsed": True,
+            "seed": 1,
+            "epoch": 1,
+        }
+    )
+    answers = long_answers(frame)
+    assert list(answers["family"]) == [r["family"] for r in rows]
+    assert {t.family for t in analyze(frame).tests} == {"syllogism-invalid", "syllogism-valid"}
