@@ -21,16 +21,17 @@ the paper's ``Has(Mary(), a)``) are decided when the problem is in the Bernays�
 (every premise ∃*∀*, the conclusion ∀*∃*): then N = constants + existentials suffices. Anything
 else is reported as outside the decidable fragment.
 
-Formulas are built with every conjunction and disjunction in a canonical order and each check runs
-in a fresh z3 context, so a verdict never depends on ``PYTHONHASHSEED`` or on what the process
-checked before.
+Formulas are built with every conjunction and disjunction in a canonical order and the checks of
+one problem share one z3 context (:func:`problem_context`; otherwise each check gets a fresh
+one), so a verdict never depends on ``PYTHONHASHSEED`` or on the problems a process checked before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from biaslab.suites.fallacy.views import prefix_order
 
@@ -46,6 +47,43 @@ MAX_DOMAIN = 128
 
 UNBOUNDED = "z3 (unbounded)"
 FINITE = "z3 (finite domain)"
+
+
+class _Shared:
+    context: ClassVar[Any] = None
+    sorts: ClassVar[dict[int, Any]] = {}
+
+
+@contextmanager
+def problem_context() -> Iterator[None]:
+    """Share one z3 context among the checks in the block (creating one costs a few ms), and drop
+    it afterwards, so the checks of one problem never depend on another problem's."""
+    import z3
+
+    outer = (_Shared.context, _Shared.sorts)
+    _Shared.context, _Shared.sorts = z3.Context(), {}
+    try:
+        yield
+    finally:
+        _Shared.context, _Shared.sorts = outer
+
+
+def _context() -> Any:
+    import z3
+
+    return _Shared.context if _Shared.context is not None else z3.Context()
+
+
+def _enumerated_sort(context: Any, size: int) -> Any:
+    import z3
+
+    if context is not _Shared.context:
+        return z3.EnumSort(f"U{size}", [f"o{i}" for i in range(size)], ctx=context)[0]
+    if size not in _Shared.sorts:
+        _Shared.sorts[size] = z3.EnumSort(f"U{size}", [f"o{i}" for i in range(size)], ctx=context)[
+            0
+        ]
+    return _Shared.sorts[size]
 
 
 @dataclass(frozen=True)
@@ -158,7 +196,7 @@ def unbounded_z3(premises: Sequence[View], conclusion: View) -> Verdict:
     nodes = [view.to_smt(env) for view in views]
     manager = env.formula_manager
     formula = _canonical_smt(manager.And(*nodes[:-1], manager.Not(nodes[-1])), env)
-    context = z3.Context()
+    context = _context()
     solver = z3.Solver(ctx=context)
     solver.set("rlimit", RLIMIT)
     solver.set("timeout", TIMEOUT_MS)
@@ -255,9 +293,11 @@ class _Translation:
         import z3
 
         self.z3 = z3
-        self.context = z3.Context()
-        self.sort, _ = z3.EnumSort("U", [f"o{i}" for i in range(size)], ctx=self.context)
-        self.constants = {c: z3.Const(f"k_{c}", self.sort) for c in sorted(signature.constants)}
+        self.context = _context()
+        self.sort = _enumerated_sort(self.context, size)
+        self.constants = {
+            c: z3.Const(f"k{size}_{c}", self.sort) for c in sorted(signature.constants)
+        }
         self.predicates: dict[str, Any] = {}
         for name, arity in sorted(signature.predicates.items()):
             if arity == 0:
@@ -265,7 +305,7 @@ class _Translation:
             else:
                 domain = [self.sort] * arity
                 self.predicates[name] = z3.Function(
-                    f"p_{name}", *domain, z3.BoolSort(ctx=self.context)
+                    f"p{size}_{name}", *domain, z3.BoolSort(ctx=self.context)
                 )
 
     def view(self, view: View, tag: int) -> Any:

@@ -55,12 +55,14 @@ class Solved:
 
 def _search(task: SearchTask) -> Solved:
     """Worker: find and analyse problem ``task.index``."""
+    from biaslab.suites.fallacy.deciders import problem_context
     from biaslab.suites.fallacy.search import Limits, find_problem
     from biaslab.suites.fallacy.solve import analyse
 
     rng = item_random(task.seed, SUITE, task.index)
-    found = find_problem(rng, task.size, Limits(task.quantified, task.max_premises))
-    facts = analyse(found.premises, found.known)
+    with problem_context():
+        found = find_problem(rng, task.size, Limits(task.quantified, task.max_premises))
+        facts = analyse(found.premises, found.known)
     return Solved(found.premises, facts, dict(sorted(found.rejections.items())), "generated")
 
 
@@ -75,8 +77,11 @@ def _import(texts: tuple[str, ...]) -> Solved | str:
         premises = tuple(etr.from_view(View.from_str(text)).canonical() for text in texts)
     except Exception as exc:  # PyETR's parser raises several types
         return f"cannot read a premise as a monadic PyETR view: {type(exc).__name__}: {exc}"
+    from biaslab.suites.fallacy.deciders import problem_context
+
     try:
-        facts = analyse(premises)
+        with problem_context():
+            facts = analyse(premises)
     except (etr.OverBudget, ValueError) as exc:
         return f"cannot analyse the problem: {exc}"
     return Solved(premises, facts, {}, "imported")

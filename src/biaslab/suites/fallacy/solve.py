@@ -23,7 +23,7 @@ from biaslab.suites.fallacy.chance import (
     problem_atoms,
     wrong_count,
 )
-from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals
+from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
 from biaslab.suites.fallacy.views import Literal, MView
 
 
@@ -136,6 +136,13 @@ class AnswerLabels:
 def label_answer(
     premises: Sequence[MView], conclusions: Sequence[MView | None], answer: MView
 ) -> AnswerLabels:
+    with problem_context():
+        return _label_answer(premises, conclusions, answer)
+
+
+def _label_answer(
+    premises: Sequence[MView], conclusions: Sequence[MView | None], answer: MView
+) -> AnswerLabels:
     views = [etr.to_view(p) for p in premises]
     decision = decide(views, etr.to_view(answer))
     concluded = [c for c in conclusions if c is not None]
@@ -161,7 +168,11 @@ class AgentFacts:
 
 
 def agent_facts(premises: Sequence[MView]) -> AgentFacts:
-    premises = tuple(premises)
+    with problem_context():
+        return _agent_facts(tuple(premises))
+
+
+def _agent_facts(premises: tuple[MView, ...]) -> AgentFacts:
     found = etr.conclusion(premises)
     atoms = tuple(problem_atoms(premises))
     views = [etr.to_view(p) for p in premises]
