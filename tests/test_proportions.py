@@ -59,6 +59,15 @@ def test_bernoulli_null_with_equal_chances_is_the_binomial() -> None:
     assert (result.null_lo, result.null_hi) == (lo / 20, hi / 20)
 
 
+def test_bernoulli_null_band_for_many_rows() -> None:
+    # scipy's poisson_binom.ppf cannot take more than 63 probabilities; the band uses the cdf
+    outcomes = [1] * 90 + [0] * 210
+    result = bernoulli_null(outcomes, [0.25] * 300)
+    lo, hi = sps.binom.ppf([0.025, 0.975], 300, 0.25)
+    assert (result.null_lo, result.null_hi) == (lo / 300, hi / 300)
+    assert result.pvalue == pytest.approx(sps.binom.sf(89, 300, 0.25))
+
+
 def test_bernoulli_null_by_hand_for_two_rows() -> None:
     # P(K=0)=0.4, P(K=1)=0.5, P(K=2)=0.1 for chances 0.2 and 0.5
     result = bernoulli_null([1, 1], [0.2, 0.5])

@@ -15,6 +15,7 @@ from biaslab.suites.fallacy.chance import (
     literal,
     problem_atoms,
     random_candidate,
+    shape_size,
     wrong_count,
 )
 from biaslab.suites.fallacy.deciders import decide
@@ -23,10 +24,11 @@ from biaslab.suites.fallacy.solve import analyse
 from biaslab.suites.fallacy.views import MView, parse_pyetr, restore_issues
 
 
-def brute_force(premises: tuple[MView, ...], conclusions: list[MView]) -> tuple[int, int, int, int]:
+def brute_force(
+    premises: tuple[MView, ...], conclusions: list[MView], size: int
+) -> tuple[int, int, int, int]:
     """(candidates, wrong, paper fallacies, robust fallacies) by asking about every candidate."""
     atoms = problem_atoms(premises)
-    size = conclusions[0].n_atoms
     views = [etr.to_view(p) for p in premises]
     total = wrong = paper = robust = 0
     for j in range(1, size + 1):
@@ -52,23 +54,22 @@ def brute_force(premises: tuple[MView, ...], conclusions: list[MView]) -> tuple[
     return total, wrong, paper, robust
 
 
-@pytest.mark.parametrize("index", [0, 1, 2, 3])
+@pytest.mark.parametrize("index", [0, 1, 2, 3, 5, 8])
 def test_counting_matches_asking_about_every_candidate(index: int) -> None:
     found = find_problem(random.Random(index), 4 + index % 3, Limits())
     facts = analyse(found.premises, found.known)
     conclusions = [
         c.view for c in (facts.conclusion, facts.reversed_conclusion) if c.view is not None
     ]
-    chance = facts.chance
-    assert chance is not None
-    expected = brute_force(found.premises, conclusions)
-    assert (
-        chance.candidates,
-        chance.wrong,
-        chance.fallacies_paper,
-        chance.fallacies_robust,
-    ) == expected
-    assert chance.fallacies_robust >= 1  # ETR's own conclusion is a wrong candidate
+    for chance, size in (
+        (facts.chance, shape_size(facts.conclusion.view, facts.reversed_conclusion.view)),
+        (facts.chance_reversed, shape_size(facts.reversed_conclusion.view, facts.conclusion.view)),
+    ):
+        assert chance is not None and chance.size == size
+        expected = brute_force(found.premises, conclusions, size)
+        counts = (chance.candidates, chance.wrong, chance.fallacies_paper, chance.fallacies_robust)
+        assert counts == expected
+    assert facts.chance is not None and facts.chance.fallacies_robust >= 1  # ETR's conclusion
 
 
 def test_counts_by_hand() -> None:

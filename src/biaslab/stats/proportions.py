@@ -104,7 +104,9 @@ def bernoulli_null(
         return ExactNullResult(**common, defined=False, reason=f"no rows for {name}")
     distribution = poisson_binom(p)
     tail = (1.0 - level) / 2.0
-    lo, hi = distribution.ppf([tail, 1.0 - tail])
+    # quantiles from the cdf: scipy's generic ppf cannot take more than 63 probabilities
+    cdf = distribution.cdf(np.arange(n + 1))
+    lo, hi = (int(np.searchsorted(cdf, q * (1 - 1e-12), side="left")) for q in (tail, 1.0 - tail))
     upper = float(distribution.sf(k - 1))  # P(K >= k)
     lower = float(distribution.cdf(k))  # P(K <= k)
     pvalue = {"greater": upper, "less": lower, "two-sided": min(1.0, 2 * min(upper, lower))}

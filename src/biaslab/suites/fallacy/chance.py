@@ -1,8 +1,10 @@
 """The chance level of the fallacy rate: how often a wrong answer of the same shape is ETR's.
 
 For one problem, the *candidates* are the categorical conclusions over the problem's own atoms up
-to the size of ETR's conclusion: conjunctions of 1..s literals (s = the atoms of ETR's conclusion)
-over distinct ground atoms ``P(c)``, each either way round. The problem's atoms are those its
+to the size of ETR's conclusion: conjunctions of 1..s literals over distinct ground atoms ``P(c)``,
+each either way round, where s is the number of atoms of ETR's conclusion for the premises in the
+order shown (if that is not categorical, of the conclusion in the other order; else 1:
+:func:`shape_size`). The problem's atoms are those its
 premises mention with a constant, and ``P(c)`` for every predicate P the premises apply to a
 variable and every constant c (so "c is Q" after "every P is Q" is among them). A candidate is
 *wrong* when some literal of it is not entailed, and a *fallacy* when it is also ETR-endorsed.
@@ -45,6 +47,14 @@ def problem_atoms(premises: Iterable[MView]) -> list[Atom]:
             else:
                 atoms.add((lit.predicate, lit.term.name))
     return sorted(atoms)
+
+
+def shape_size(shown: MView | None, other: MView | None) -> int:
+    """s: the atoms of ETR's conclusion in the order shown, else in the other order, else 1."""
+    for view in (shown, other):
+        if view is not None and view.categorical:
+            return view.n_atoms
+    return 1
 
 
 def candidate_count(atoms: int, size: int) -> int:

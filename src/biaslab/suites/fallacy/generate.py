@@ -131,7 +131,6 @@ def _items(
 ) -> list[Item]:
     facts = problem.facts
     theme = get_theme(names.theme)
-    chance = facts.chance
     meta: dict[str, JsonValue] = {
         "problem_id": problem_id,
         "source": problem.source,
@@ -151,12 +150,6 @@ def _items(
         "decider_finite": None if facts.decision is None else facts.decision.finite.detail,
         "decider_unbounded": None if facts.decision is None else facts.decision.unbounded.detail,
         "oracle_conclusion": oracle_text(facts.entailed, names),
-        "chance_candidates": None if chance is None else chance.candidates,
-        "chance_wrong": None if chance is None else chance.wrong,
-        "chance_fallacies": None if chance is None else chance.fallacies_robust,
-        "chance_fallacies_paper": None if chance is None else chance.fallacies_paper,
-        "chance_share": None if chance is None else chance.share_robust,
-        "chance_share_paper": None if chance is None else chance.share_paper,
         "search_rejections": dict(problem.rejections),
         **extra,
     }
@@ -169,6 +162,7 @@ def _items(
         if order == "reversed":
             shown_texts.reverse()
         suffix = "" if order == "standard" else "-r"
+        chance = facts.chance if order == "standard" else facts.chance_reversed
         turn = Turn(
             index=0,
             prompt=prompt(shown, names, theme),
@@ -181,10 +175,23 @@ def _items(
                 suite=SUITE,
                 id=f"fallacy-{problem_id}{suffix}",
                 turns=(turn,),
-                meta={**meta, "order": order, "premises": shown_texts},
+                meta={**meta, "order": order, "premises": shown_texts, **_chance_meta(chance)},
             )
         )
     return items
+
+
+def _chance_meta(chance: Any) -> dict[str, JsonValue]:
+    """The chance level's counts for the premises in the order shown (None: no candidates)."""
+    return {
+        "chance_size": None if chance is None else chance.size,
+        "chance_candidates": None if chance is None else chance.candidates,
+        "chance_wrong": None if chance is None else chance.wrong,
+        "chance_fallacies": None if chance is None else chance.fallacies_robust,
+        "chance_fallacies_paper": None if chance is None else chance.fallacies_paper,
+        "chance_share": None if chance is None else chance.share_robust,
+        "chance_share_paper": None if chance is None else chance.share_paper,
+    }
 
 
 # --------------------------------------------------------------------------------------------------

@@ -101,10 +101,9 @@ class FallacyReasoner:
         elif agent.name == "etr":
             answer = facts.conclusion
         elif agent.name == "random":
-            size = facts.conclusion.n_atoms if facts.conclusion is not None else 1
             if not facts.atoms:
                 return f"Answer: {NOTHING}"
-            chosen = random_candidate(request.rng(SUITE, "random"), facts.atoms, size)
+            chosen = random_candidate(request.rng(SUITE, "random"), facts.atoms, facts.size)
             answer = MView.build([chosen])
         else:
             return None

@@ -21,6 +21,7 @@ from biaslab.suites.fallacy.chance import (
     endorsable,
     literal,
     problem_atoms,
+    shape_size,
     wrong_count,
 )
 from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
@@ -38,7 +39,8 @@ class Facts:
     endorsed: bool | None  # does_it_follow(premises, conclusion): the paper's label of it
     atoms: tuple[Atom, ...]
     entailed: tuple[Literal, ...]  # sorted
-    chance: ChanceLevel | None
+    chance: ChanceLevel | None  # premises in the given order
+    chance_reversed: ChanceLevel | None  # premises in reverse order (its own shape size)
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,16 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
         (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
         key=Literal.sort_key,
     )
-    chance = None
-    if forward.categorical and atoms:
-        chance = chance_level(premises, [forward, backward], atoms, set(entailed))
+    chance = chance_reversed = None
+    if atoms:
+        size = shape_size(forward.view, backward.view)
+        chance = chance_level(premises, [forward, backward], atoms, set(entailed), size)
+        size_reversed = shape_size(backward.view, forward.view)
+        chance_reversed = chance
+        if size_reversed != size:
+            chance_reversed = chance_level(
+                premises, [forward, backward], atoms, set(entailed), size_reversed
+            )
     return Facts(
         premise_texts=tuple(v.to_str() for v in views),
         conclusion=forward,
@@ -83,6 +92,7 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
         atoms=atoms,
         entailed=tuple(entailed),
         chance=chance,
+        chance_reversed=chance_reversed,
     )
 
 
@@ -91,11 +101,10 @@ def chance_level(
     conclusions: Sequence[etr.Conclusion],
     atoms: Sequence[Atom],
     entailed: set[Literal],
+    size: int,
 ) -> ChanceLevel:
-    """Count the wrong candidates and the ETR-endorsed ones among them (see :mod:`chance`)."""
-    forward = conclusions[0].view
-    assert forward is not None
-    size = forward.n_atoms
+    """Count the wrong candidates of up to ``size`` literals and the ETR-endorsed ones among them
+    (see :mod:`chance`)."""
     endorsement = etr.Endorsement(premises)
     concluded = [c.view for c in conclusions if c.view is not None]
     pool = endorsable(endorsement.states(), atoms, size)
@@ -163,6 +172,7 @@ class AgentFacts:
     """What the reference agents need about a problem they read from a prompt."""
 
     conclusion: MView | None  # ETR's (premises in the order shown), when categorical
+    size: int  # the shape of the chance level's candidates (chance.shape_size)
     atoms: tuple[Atom, ...]
     entailed: tuple[Literal, ...]
 
@@ -174,10 +184,16 @@ def agent_facts(premises: Sequence[MView]) -> AgentFacts:
 
 def _agent_facts(premises: tuple[MView, ...]) -> AgentFacts:
     found = etr.conclusion(premises)
+    other = etr.conclusion(tuple(reversed(premises)))
     atoms = tuple(problem_atoms(premises))
     views = [etr.to_view(p) for p in premises]
     entailed = sorted(
         (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
         key=Literal.sort_key,
     )
-    return AgentFacts(found.view if found.categorical else None, atoms, tuple(entailed))
+    return AgentFacts(
+        found.view if found.categorical else None,
+        shape_size(found.view, other.view),
+        atoms,
+        tuple(entailed),
+    )
