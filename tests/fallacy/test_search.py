@@ -62,9 +62,15 @@ def test_accepted_problems_meet_every_condition(index: int, size: int, quantifie
     conclusion = found.known.conclusion.view
     assert conclusion is not None and conclusion.categorical
     assert found.known.endorsed and etr.does_it_follow(premises, conclusion)
-    decision = decide([etr.to_view(p) for p in premises], etr.to_view(conclusion))
+    views = [etr.to_view(p) for p in premises]
+    decision = decide(views, etr.to_view(conclusion))
     assert decision.agree and decision.entailed is False
     assert etr.conclusion(premises) == found.known.conclusion
+    from pyetr import View
+
+    falsum = View.get_falsum()  # consistent together, so each premise is satisfiable too
+    assert decide(views, falsum).entailed is False
+    assert all(decide([v], falsum).entailed is False for v in views)
 
 
 def test_the_search_is_a_function_of_its_random_stream() -> None:
