@@ -31,11 +31,14 @@ def main() -> None:
     generated = generate_items("fallacy", preset=None, n=args.n, seed=args.seed, params=params)
     wall = time.perf_counter() - start
     after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
     items = generated.items
     stats = label_stats(items)
     sizes = [int(i.meta["n_atoms"]) for i in items]  # type: ignore[arg-type]
-    print(f"problems: {len(items)} on {args.workers} worker(s), seed {args.seed}, load {os.getloadavg()[0]:.1f}")
+    load = os.getloadavg()[0]
+    print(f"problems: {len(items)} on {args.workers} worker(s), seed {args.seed}, load {load:.1f}")
     print(f"wall: {wall:.1f} s ({wall / len(items):.3f} s per problem); workers' CPU: {cpu:.1f} s "
           f"({cpu / len(items):.3f} s per problem)")  # fmt: skip
     print(f"sizes: {stats['atoms']} (mean {statistics.mean(sizes):.1f})")

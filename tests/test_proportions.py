@@ -68,6 +68,12 @@ def test_bernoulli_null_band_for_many_rows() -> None:
     assert result.pvalue == pytest.approx(sps.binom.sf(89, 300, 0.25))
 
 
+def test_bernoulli_null_keeps_precision_far_in_the_tail() -> None:
+    result = bernoulli_null([1] * 212, [0.2] * 212)  # every error a fallacy
+    assert result.pvalue == pytest.approx(0.2**212, rel=1e-9)
+    assert result.pvalue > 0
+
+
 def test_bernoulli_null_by_hand_for_two_rows() -> None:
     # P(K=0)=0.4, P(K=1)=0.5, P(K=2)=0.1 for chances 0.2 and 0.5
     result = bernoulli_null([1, 1], [0.2, 0.5])

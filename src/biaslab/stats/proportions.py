@@ -102,13 +102,14 @@ def bernoulli_null(
     }
     if n == 0:
         return ExactNullResult(**common, defined=False, reason=f"no rows for {name}")
-    distribution = poisson_binom(p)
+    # tails and quantiles from the pmf: scipy's sf is 1 - cdf (0 far in the upper tail) and its
+    # generic ppf cannot take more than 63 probabilities
+    pmf = poisson_binom(p).pmf(np.arange(n + 1))
+    upper = min(1.0, float(pmf[k:].sum()))  # P(K >= k)
+    lower = min(1.0, float(pmf[: k + 1].sum()))  # P(K <= k)
+    cdf = np.cumsum(pmf)
     tail = (1.0 - level) / 2.0
-    # quantiles from the cdf: scipy's generic ppf cannot take more than 63 probabilities
-    cdf = distribution.cdf(np.arange(n + 1))
     lo, hi = (int(np.searchsorted(cdf, q * (1 - 1e-12), side="left")) for q in (tail, 1.0 - tail))
-    upper = float(distribution.sf(k - 1))  # P(K >= k)
-    lower = float(distribution.cdf(k))  # P(K <= k)
     pvalue = {"greater": upper, "less": lower, "two-sided": min(1.0, 2 * min(upper, lower))}
     observed, centre = k / n, float(p.mean())
     return ExactNullResult(
