@@ -9,7 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from biaslab.suites.fallacy.grammar import Lexicon, read_answer, read_sentence
+from biaslab.suites.fallacy.grammar import read_sentence
+from biaslab.suites.fallacy.lexicon import Lexicon
+from biaslab.suites.fallacy.reading import read_answer
 from biaslab.suites.fallacy.render import sentence, view_text
 from biaslab.suites.fallacy.search import Limits, find_problem
 from biaslab.suites.fallacy.themes import THEME_KEYS, Names, draw_names, get_theme

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from biaslab.suites.fallacy.views import VERUM_STATE, Literal, MView, Term
@@ -134,9 +134,10 @@ def _issue(literal: Literal) -> Any:
     return (_term(literal.term), open_atom)
 
 
-@cache
+@lru_cache(maxsize=16_384)
 def to_view(view: MView) -> View:
-    """The PyETR view of a monadic view (cached: views are immutable values)."""
+    """The PyETR view of a monadic view (cached, bounded: views are immutable values, and the
+    long-lived scoring worker sees many)."""
     from pyetr import Dependency, DependencyRelation, SetOfStates, State, View
     from pyetr.issues import IssueStructure
 

@@ -1,8 +1,6 @@
-"""Reading an answer (or a premise) in controlled English back into a monadic view, without an LLM.
-
-The paper had GPT-4.1-mini translate answers; its post-processing corrupted names and it turned
-refusals into "nothing follows". This module is a deterministic grammar over the problem's own
-names and the constructions the premises use:
+"""The grammar of the suite's controlled English: a sentence (a premise or an answer) back into a
+monadic view, deterministically, over the problem's own names and the constructions the premises
+use:
 
     sentence   := "nothing follows"-like | prefix* (conditional | disjunction)
     prefix     := "for all" VAR | "there is some" VAR "such that"            (also every/each/exists)
@@ -22,194 +20,18 @@ premises' explicit prefixes, the usual English quantified forms of one variable 
 "something is P", "some card is P and Q", "there is a P card that is (also) Q", "everything is P",
 "every card that is P is Q", "all P cards are Q", "no card is P", "nothing is P".
 
-Names match case-insensitively with hyphens, underscores and spaces treated alike and an article
-optional before an object. Any word outside the grammar and the problem's names fails the strict
-reading; the *lenient* reading (flagged as such) then takes, when the sentence has no "or"/"if",
-the conjunction of every (object, property, polarity) it can pair up. A sentence that says that
-nothing follows reads as verum — only when no claim can be read. Everything else is unparsed.
+Names are matched by :mod:`biaslab.suites.fallacy.lexicon`. Any word outside the grammar and the
+problem's names fails the reading (:class:`ParseError`); what happens then (a lenient reading,
+"nothing follows") is :mod:`biaslab.suites.fallacy.reading`'s business.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from biaslab.suites.fallacy.themes import Names, normalise
+from biaslab.suites.fallacy.lexicon import NEGATIONS, Lexicon, Token, tokenize
 from biaslab.suites.fallacy.views import VARIABLE_NAMES, Literal, MView, Quantifier, Term
-
-GENERIC_KINDS = ("thing", "things", "object", "objects", "one", "ones", "item", "items")
-COPULAS = {"is": "is", "are": "is", "be": "is", "s": "is"}
-#: words that carry no logical content where they occur ("the ace must be red", "both are")
-FILLERS = frozenset(
-    [
-        "also",
-        "both",
-        "definitely",
-        "certainly",
-        "necessarily",
-        "surely",
-        "clearly",
-        "indeed",
-        "still",
-        "must",
-        "therefore",
-        "thus",
-        "hence",
-        "so",
-        "always",
-        "actually",
-        "in",
-        "fact",
-    ]
-)
-_NEGATIONS = frozenset({"not", "never"})
-_STRUCTURE = frozenset(
-    [
-        "and",
-        "but",
-        "or",
-        "either",
-        "neither",
-        "nor",
-        "if",
-        "then",
-        "not",
-        "never",
-        "it",
-        "they",
-        "for",
-        "all",
-        "every",
-        "each",
-        "any",
-        "there",
-        "exists",
-        "exist",
-        "such",
-        "that",
-        "which",
-        "who",
-        "some",
-        "something",
-        "everything",
-        "anything",
-        "nothing",
-        "no",
-        "a",
-        "an",
-        "the",
-        "at",
-        "least",
-        "one",
-        "of",
-    ]
-)
-_NOTHING = [
-    re.compile(p)
-    for p in (
-        r"^(so |therefore |thus |hence )?(nothing|none)$",
-        r"^(so |therefore |thus |hence )?nothing ((new|definite|further|else|more|certain|specific|"
-        r"definitive|conclusive) )*(follows|can be (concluded|inferred|deduced|determined|derived|said)"
-        r"|is (entailed|implied)|necessarily follows)",
-        r"^no ((definite|definitive|valid|new|certain|further|specific|firm|conclusive) )*conclusion",
-        r"(can ?not|can t|unable to) (be )?(conclude|determine|infer|deduce|say|derive|draw)",
-        r"not possible to (conclude|determine|infer|deduce|say|derive)",
-        r"^(it is )?(undetermined|indeterminate|unknown)$",
-    )
-]
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # obj | prop | kind | var | word | comma
-    value: str
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    """The names a problem's answers may use, normalised: phrase -> logical name."""
-
-    objects: dict[str, str]
-    properties: dict[str, str]
-    kinds: frozenset[str]
-
-    @classmethod
-    def from_names(cls, names: Names, kind: Sequence[str] = ()) -> Lexicon:
-        objects: dict[str, str] = {}
-        for constant, word in names.objects.items():
-            norm = normalise(word)
-            objects[norm] = constant
-            if norm.startswith(("the ", "a ", "an ")):
-                objects.setdefault(norm.split(" ", 1)[1], constant)
-        properties = {normalise(word): predicate for predicate, word in names.properties.items()}
-        kinds = frozenset(normalise(k) for k in (*kind, *GENERIC_KINDS))
-        return cls(objects, properties, kinds)
-
-    def phrases(self) -> dict[tuple[str, ...], Token]:
-        table: dict[tuple[str, ...], Token] = {}
-        for phrase, kind in (("at least one of", "word"), ("such that", "word")):
-            table[tuple(phrase.split())] = Token(kind, phrase)
-        for phrase in sorted(self.kinds):
-            table[tuple(phrase.split())] = Token("kind", phrase)
-        for phrase, predicate in sorted(self.properties.items()):
-            table[tuple(phrase.split())] = Token("prop", predicate)
-        for phrase, constant in sorted(self.objects.items()):
-            table[tuple(phrase.split())] = Token("obj", constant)
-        return table
-
-
-def tokenize(text: str, lexicon: Lexicon) -> list[Token]:
-    """Longest match of the lexicon's phrases, then single words; commas kept as tokens."""
-    words: list[str] = []
-    for part in re.split(r"(,|;|:)", text):
-        if part in (",", ";", ":"):
-            words.append(",")
-        else:
-            words.extend(normalise(part).split())
-    words = _contractions(words)
-    table = lexicon.phrases()
-    longest = max((len(k) for k in table), default=1)
-    tokens: list[Token] = []
-    i = 0
-    while i < len(words):
-        if words[i] == ",":
-            tokens.append(Token("comma", ","))
-            i += 1
-            continue
-        for length in range(min(longest, len(words) - i), 0, -1):
-            key = tuple(words[i : i + length])
-            if key in table:
-                tokens.append(table[key])
-                i += length
-                break
-        else:
-            word = words[i]
-            if len(word) == 1 and word in VARIABLE_NAMES:
-                tokens.append(Token("var", word))
-            elif word in FILLERS:
-                pass
-            else:
-                tokens.append(Token("word", COPULAS.get(word, word)))
-            i += 1
-    return tokens
-
-
-def _contractions(words: list[str]) -> list[str]:
-    out: list[str] = []
-    for word in words:
-        if word == "t" and out and out[-1] in ("isn", "aren", "can", "doesn", "don", "wasn"):
-            stem = out.pop()
-            out.extend(
-                {"isn": ["is", "not"], "aren": ["are", "not"], "can": ["cannot"]}.get(
-                    stem, [stem, "not"]
-                )
-            )
-        elif word == "cannot":
-            out.append("cannot")
-        else:
-            out.append(word)
-    return out
 
 
 class ParseError(ValueError):
@@ -383,21 +205,17 @@ class _Parser:
         return _product(_apply(subjects, self._predicates()))
 
     def _either_subjects(self) -> bool:
-        """'either the ace or the king is red' (a disjunction over subjects)."""
-        if self.at("either") and self._next_is_subject(1):
-            # find 'or' SUBJECT then a copula: otherwise it is a sentence-level either
-            i = self.pos + 2
-            if (
-                i < len(self.tokens)
-                and self.tokens[i].kind == "word"
-                and self.tokens[i].value == "or"
-            ):
-                after = self.tokens[i + 2] if i + 2 < len(self.tokens) else None
-                if self._subject_token(
-                    self.tokens[i + 1] if i + 1 < len(self.tokens) else None
-                ) and (after is not None and after.kind == "word" and after.value == "is"):
-                    self.pos += 1
-                    return True
+        """'either the ace or the king is red' (a disjunction over subjects), as opposed to a
+        sentence-level 'either A, or B'."""
+        if (
+            self.at("either")
+            and self._subject_token(self.peek(1))
+            and self.at("or", offset=2)
+            and self._subject_token(self.peek(3))
+            and self.at("is", offset=4)
+        ):
+            self.pos += 1
+            return True
         return False
 
     def _next_is_subject(self, offset: int) -> bool:
@@ -436,7 +254,7 @@ class _Parser:
 
     def _predicates(self) -> list[list[tuple[str, bool]]]:
         """Alternatives (outer list, disjunction) of conjunctions of (predicate, positive)."""
-        negated = self.take(*_NEGATIONS)
+        negated = self.take(*NEGATIONS)
         if self.take("either"):
             alternatives = [[self._property(negated)]]
             while self.take("or"):
@@ -453,10 +271,10 @@ class _Parser:
             comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
             self.commas()
             if (self.take("and", "but") or comma) and self._starts_property():
-                conjunction.append(self._property(self.take(*_NEGATIONS)))
+                conjunction.append(self._property(self.take(*NEGATIONS)))
             elif self.take("or") and self._starts_property():
                 options.append(conjunction)
-                conjunction = [self._property(self.take(*_NEGATIONS))]
+                conjunction = [self._property(self.take(*NEGATIONS))]
             else:
                 self.pos = save
                 break
@@ -464,13 +282,13 @@ class _Parser:
 
     def _starts_property(self) -> bool:
         offset = 0
-        while self.at(*_NEGATIONS, "a", "an", offset=offset):
+        while self.at(*NEGATIONS, "a", "an", offset=offset):
             offset += 1
         token = self.peek(offset)
         return token is not None and token.kind == "prop"
 
     def _property(self, negated: bool) -> tuple[str, bool]:
-        negated = self.take(*_NEGATIONS) or negated
+        negated = self.take(*NEGATIONS) or negated
         self.take("a", "an")
         token = self.peek()
         if token is None or token.kind != "prop":
@@ -584,132 +402,12 @@ def _unique(states: DNF) -> DNF:
     return list(dict.fromkeys(states))
 
 
-# --------------------------------------------------------------------------------------------------
-# public entry points
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What an answer says: ``view`` (None when unparsed), how it was read, and the sentence."""
-
-    view: MView | None
-    mode: str | None  # strict | lenient | nothing | None
-    sentence: str
-    error: str | None = None
-
-    @property
-    def parsed(self) -> bool:
-        return self.view is not None
-
-
 def read_sentence(sentence: str, lexicon: Lexicon) -> MView:
     """The strict reading of one sentence (raises :class:`ParseError`)."""
     tokens = tokenize(sentence, lexicon)
     if not tokens:
         raise ParseError("empty sentence")
     return _Parser(tokens).sentence()
-
-
-def says_nothing_follows(sentence: str) -> bool:
-    text = normalise(sentence)
-    return any(pattern.search(text) for pattern in _NOTHING)
-
-
-def lenient(sentence: str, lexicon: Lexicon) -> MView | None:
-    """The conjunction of every (object, property, polarity) the sentence pairs up, if it has
-    no 'or'/'if' and every property has a subject."""
-    tokens = tokenize(sentence, lexicon)
-    words = {t.value for t in tokens if t.kind == "word"}
-    if words & {"or", "if", "either", "neither", "nor", "unless", "otherwise"} or any(
-        t.kind == "var" for t in tokens
-    ):
-        return None
-    literals: list[Literal] = []
-    subjects: list[str] = []
-    negated = False
-    previous_kind = ""
-    for token in tokens:
-        if token.kind == "obj":
-            if previous_kind != "obj" and previous_kind != "and-subject":
-                subjects = []
-            subjects.append(token.value)
-            negated = False
-            previous_kind = "obj"
-        elif token.kind == "prop":
-            if not subjects:
-                return None
-            literals.extend(Literal(token.value, Term(s), not negated) for s in subjects)
-            previous_kind = "prop"
-        elif token.kind == "word" and token.value in _NEGATIONS | {"no", "cannot"}:
-            negated = True
-        elif token.kind == "word" and token.value in ("and", "but") and previous_kind == "prop":
-            negated = False
-            previous_kind = "and"
-        elif token.kind == "word" and token.value == "and" and previous_kind == "obj":
-            previous_kind = "and-subject"
-    if not literals:
-        return None
-    return MView.build([literals])
-
-
-_ANSWER_LINE = re.compile(r"^[\W_]*(?:final\s+)?answer[\W_]*?[:：]\s*(.*)$", re.IGNORECASE)
-_LEAD_INS = re.compile(
-    r"^.*?\b(?:we can (?:now )?conclude|one can conclude|it can be concluded|i conclude|we conclude|"
-    r"it follows|the conclusion is|conclusion is|it must be the case)(?: that)?\s*[:,]?\s+",
-    re.IGNORECASE,
-)
-_TRAILS = re.compile(
-    r"(?:,\s*but\b|;\s*|\s+\(|\s+-\s+|,\s*though\b|,\s*although\b|,\s*however\b)", re.IGNORECASE
-)
-
-
-def answer_sentence(completion: str) -> str | None:
-    """The sentence after the last 'Answer:' line (markdown and lead-ins removed), or None."""
-    lines = completion.splitlines()
-    for i in range(len(lines) - 1, -1, -1):
-        match = _ANSWER_LINE.match(lines[i].strip())
-        if not match:
-            continue
-        text = match.group(1).strip()
-        if not text:
-            rest = [line.strip() for line in lines[i + 1 :] if line.strip()]
-            text = rest[0] if rest else ""
-        text = re.sub(r"[*`\"“”]", "", text).strip()
-        if not says_nothing_follows(text):
-            text = _LEAD_INS.sub("", text, count=1)
-        text = re.split(r"(?<=[^\s.])\.(?:\s|$)", text + " ", maxsplit=1)[0]
-        return text.strip().rstrip(".!").strip() or None
-    return None
-
-
-def read_answer(completion: str, lexicon: Lexicon) -> Reading:
-    """Read a model's reply: strict grammar, then 'nothing follows', then the lenient reading."""
-    sentence = answer_sentence(completion)
-    if sentence is None:
-        return Reading(None, None, "", "no 'Answer:' line")
-    error = ""
-    for candidate in _trimmed(sentence):
-        try:
-            return Reading(read_sentence(candidate, lexicon), "strict", sentence)
-        except (ParseError, ValueError) as exc:
-            error = error or str(exc)
-    if says_nothing_follows(sentence):
-        return Reading(MView(stage=frozenset({frozenset()})), "nothing", sentence)
-    view = lenient(sentence, lexicon)
-    if view is not None:
-        return Reading(view, "lenient", sentence)
-    return Reading(None, None, sentence, error or "unreadable")
-
-
-def _trimmed(sentence: str) -> list[str]:
-    """The sentence, then the sentence cut before a trailing 'but …' / '; …' / '(…)' remark."""
-    candidates = [sentence]
-    for match in _TRAILS.finditer(sentence):
-        head = sentence[: match.start()].strip()
-        if head and head not in candidates:
-            candidates.append(head)
-    return candidates
 
 
 def read_premise(sentence: str, lexicon: Lexicon) -> MView:

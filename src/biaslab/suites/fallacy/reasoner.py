@@ -32,7 +32,8 @@ from biaslab.agents.base import (
 )
 from biaslab.suites.fallacy import workers
 from biaslab.suites.fallacy.chance import random_candidate
-from biaslab.suites.fallacy.grammar import Lexicon, ParseError, read_premise
+from biaslab.suites.fallacy.grammar import ParseError, read_premise
+from biaslab.suites.fallacy.lexicon import Lexicon
 from biaslab.suites.fallacy.render import NOTHING, QUESTION, view_text
 from biaslab.suites.fallacy.themes import Names, themes
 from biaslab.suites.fallacy.views import MView, shared_issues

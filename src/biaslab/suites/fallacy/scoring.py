@@ -18,7 +18,8 @@ from typing import Literal as TypingLiteral
 from biaslab.records import OpenAnswerRecord
 from biaslab.schema import Item, Turn
 from biaslab.suites.fallacy import workers
-from biaslab.suites.fallacy.grammar import Lexicon, read_answer
+from biaslab.suites.fallacy.lexicon import Lexicon
+from biaslab.suites.fallacy.reading import read_answer
 from biaslab.suites.fallacy.themes import Names, get_theme
 from biaslab.suites.fallacy.views import MView, parse_pyetr
 
