@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 RLIMIT = 20_000_000
 #: wall-clock safety net per check, in milliseconds (never reached in practice; see bench/)
 TIMEOUT_MS = 20_000
-#: the largest enumerated domain the finite decider builds (2^6 for six predicates, plus margin)
-MAX_DOMAIN = 128
+#: the largest enumerated domain the finite decider builds: 2^8, for the eight properties a theme
+#: has (generated problems use at most six; imported ones may use eight)
+MAX_DOMAIN = 256
 
 UNBOUNDED = "z3 (unbounded)"
 FINITE = "z3 (finite domain)"
