@@ -51,13 +51,28 @@ def main() -> None:
                 f"{best:8.2f} {1000 * best / max(1, len(split)):8.1f}"
             )
     print(f"{'total':14} {len(items):6d} {sum(len(i.turns) for i in items):7d} {'':8} {total:8.2f}")
-    print("\nentailment turns: gold counts, majority, last-polarity, negation")
+    print("\nshortcut audit, entailment turns (README table):\n")
+    print(
+        "| split | gold no / unknown / yes | majority | last-polarity | negation | also-unknown |"
+    )
+    print("|---|---|---|---|---|---|")
     for split, stats in label_stats(items).items():
         entail = stats["entailment"]
+        gold = entail["gold"]
+        counts = " / ".join(str(gold.get(label, "–")) for label in ("no", "unknown", "yes"))
         print(
-            f"  {split:14} {entail['gold']}  majority {entail['majority']:.3f}  "
-            f"last-polarity {entail['last_polarity']:.3f}  negation {entail['negation']:.3f}"
+            f"| {split} | {counts} | {entail['majority']:.3f} | {entail['last_polarity']:.3f} "
+            f"| {entail['negation']:.3f} | {entail['also_unknown']:.3f} |"
         )
+    print("\neffect questions: gold strengthening / weakening / no effect, majority")
+    for split, stats in label_stats(items).items():
+        effect = stats["effect"]
+        if effect["n"]:
+            gold = effect["gold"]
+            counts = " / ".join(
+                str(gold.get(k, 0)) for k in ("strengthening", "weakening", "no effect")
+            )
+            print(f"  {split:14} {counts}  majority {effect['majority']:.3f}")
 
 
 if __name__ == "__main__":

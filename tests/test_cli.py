@@ -333,20 +333,21 @@ def test_demo_never_removes_logs_it_did_not_write(tmp_path: Path) -> None:
 
 
 def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
-    from biaslab.cli import clear_previous_demo, record_demo
+    from biaslab.cli import ensure_dir
+    from biaslab.demo import clear_previous, record
 
-    log_dir = clear_previous_demo(tmp_path)
+    log_dir = clear_previous(tmp_path, ensure_dir)
     (log_dir / "a.eval").write_bytes(b"demo")
-    record_demo(tmp_path, log_dir)
+    record(tmp_path, log_dir)
     (log_dir / "notes.txt").write_text("keep me")
-    assert clear_previous_demo(tmp_path) == log_dir
+    assert clear_previous(tmp_path, ensure_dir) == log_dir
     assert not (log_dir / "a.eval").exists()
     assert (log_dir / "notes.txt").read_text() == "keep me"
     (tmp_path / "report").mkdir()
     (tmp_path / "report" / "report.md").write_text("mine")
     (tmp_path / ".biaslab-demo.json").unlink()
     with pytest.raises(BiaslabError, match="not written by biaslab demo"):
-        clear_previous_demo(tmp_path)
+        clear_previous(tmp_path, ensure_dir)
 
 
 def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
@@ -388,3 +389,18 @@ def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path)
     assert result.returncode != 0
     assert "Traceback" not in result.stdout + result.stderr
     assert "biaslab: error: unknown defeasible parameter 'nosuch'" in result.stdout
+
+
+def test_failure_reasons_are_short() -> None:
+    from biaslab.cli import short_reason
+
+    dump = '{\n "messages": [' + '{"role": "user", "content": "x"},' * 500 + "]\n}"
+    message = (
+        f"ModelGenerateError('\\nRequest:\\n{dump}\\n\\nBadRequestError('Error code: 400 - request "
+        "(2129 tokens) exceeds the available context size (2048 tokens)'))"
+    )
+    reason = short_reason(message)
+    assert reason.startswith("BadRequestError(") and "2129 tokens" in reason
+    assert len(reason) <= 300
+    retried = short_reason("RetryError[<Future state=finished raised APIConnectionError>]")
+    assert retried == "APIConnectionError (retries exhausted)"

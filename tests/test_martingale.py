@@ -12,6 +12,7 @@ from scipy import stats as sps
 from statsmodels.regression.linear_model import OLS
 
 from biaslab import stats as S
+from biaslab.errors import BiaslabError
 from biaslab.stats.martingale import MIN_CLUSTERS
 
 LR = math.log(0.7 / 0.3)
@@ -26,10 +27,12 @@ def urn_beliefs(
     scale: float = 1.0,
     noise: float = 0.0,
     replicates: int = 1,
+    shared: float = 0.0,
 ) -> list[np.ndarray]:
     """(questions x draws+1) belief arrays: the urn is drawn from the stated prior, each agent moves
     its log-odds by the draw's log likelihood ratio, weighted against its current leaning or scaled;
-    judge replicates add independent logit noise."""
+    judge replicates add independent logit noise of SD ``noise`` and one shared draw of SD
+    ``shared``."""
     rng = np.random.default_rng(seed)
     prior = rng.uniform(0.05, 0.95, questions)
     urn_a = rng.random(questions) < prior
@@ -42,6 +45,8 @@ def urn_beliefs(
         logit = logit + np.where(against & (logit != 0), disconfirming_weight, 1.0) * step
         path.append(logit.copy())
     logits = np.array(path).T
+    if shared:
+        logits = logits + rng.normal(0.0, shared, logits.shape)
     return [
         1.0 / (1.0 + np.exp(-(logits + rng.normal(0.0, noise, logits.shape))))
         for _ in range(replicates)
@@ -144,6 +149,11 @@ def test_degenerate_inputs_are_undefined_not_errors() -> None:
         S.martingale_score([0.2, float("nan"), 0.3], [0.1, 0.2, 0.3], [0, 1, 2])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         S.martingale_score([0.2, 1.3, 0.3], [0.1, 0.2, 0.3], [0, 1, 2])
+    # bad beliefs are also a BiaslabError: one line on the command line, not a traceback
+    with pytest.raises(BiaslabError, match=r"posterior beliefs must lie in \[0, 1\]"):
+        S.martingale_iv(
+            [0.2, 0.3, 0.4], [0.1, -0.2, 0.3], [0.2, 0.3, 0.4], [0.1, 0.2, 0.3], [0, 1, 2]
+        )
 
 
 def test_minimum_detectable_effect_formula() -> None:
@@ -261,3 +271,24 @@ def test_judge_noise_biases_m_down_and_the_instrument_recovers_it() -> None:
         truth.append(num(S.martingale_score(*step_pairs(clean)).statistic))
     assert np.mean(naive) < np.mean(truth) - 0.02
     assert abs(np.mean(iv) - np.mean(truth)) < 0.015
+
+
+def mean_iv(seeds: range, **noise: float) -> tuple[float, float]:
+    """Mean naive M and mean M_IV of a Bayesian agent (true M = 0) under two judge replicates."""
+    naive, iv = [], []
+    for seed in seeds:
+        a, b = urn_beliefs(seed, replicates=2, **noise)
+        xa, pa, g = step_pairs(a)
+        xb, pb, _ = step_pairs(b)
+        naive.append(num(S.martingale_score(xa, pa, g).statistic))
+        iv.append(num(S.martingale_iv(xa, pa, xb, pb, g).statistic))
+    return float(np.mean(naive)), float(np.mean(iv))
+
+
+def test_the_instrument_leaves_shared_noise_and_log_odds_shrinkage() -> None:
+    """What M_IV does not remove (its documented limits): noise the replicates share, and the
+    shrinkage of log-odds noise (the judged belief is a nonlinear function of the truth)."""
+    naive, iv = mean_iv(range(40), noise=np.sqrt(0.125), shared=np.sqrt(0.125))  # ρ = 0.5
+    assert naive < -0.04 and naive / 2 - 0.01 < iv < -0.01  # about half the bias stays
+    naive, iv = mean_iv(range(40), noise=1.0)  # independent, but large, log-odds noise
+    assert naive < -0.1 and iv > 0.005  # over-corrected: a positive bias of its own

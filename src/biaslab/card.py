@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CARD_SCHEMA_VERSION = 1
 ALPHA = 0.05
+#: above this unparsed rate a method's numbers describe the parser more than the model: the cell
+#: is shown but never flagged (the fallacy paper excludes such models the same way)
+MAX_UNPARSED = 0.2
 #: column order of the card (methods without results are left out)
 METHODS = ("defeasible", "tokenbias", "fallacy", "entrenchment")
 
@@ -81,9 +84,9 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
         suite = get_suite(name)
         if suite.card is None:
             continue
-        cells = suite.card(results[name])
+        cells = {model: _screened(cell) for model, cell in suite.card(results[name]).items()}
         if cells:
-            columns[name] = dict(cells)
+            columns[name] = cells
             notes[name] = next(iter(cells.values())).headline
     if not columns:
         return None
@@ -101,6 +104,14 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
         for model in models
     )
     return BiasCard(methods=tuple(columns), rows=rows, notes=notes)
+
+
+def _screened(cell: CardCell) -> CardCell:
+    if cell.unparsed is None or cell.unparsed <= MAX_UNPARSED:
+        return cell
+    note = f"unparsed {cell.unparsed:.0%} > {MAX_UNPARSED:.0%}: not interpreted"
+    detail = f"{cell.detail}; {note}" if cell.detail else note
+    return cell.model_copy(update={"significant": False, "detail": detail})
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -124,6 +135,8 @@ def cell_text(cell: CardCell) -> str:
         text += f", p={cell.p:.3g}" if cell.p >= 0.001 else ", p<0.001"
     if cell.significant:
         text += " *"
+    elif cell.unparsed is not None and cell.unparsed > MAX_UNPARSED:
+        text += " (mostly unparsed)"
     return text
 
 

@@ -549,16 +549,36 @@ def resolve_roles(
     return roles
 
 
+def short_reason(message: str) -> str:
+    """A failure as one short line: Inspect's wrapped request dump and retry chain trimmed."""
+    reason = one_line(message)
+    retried = re.search(r"RetryError\W.* raised (\w+)", reason)  # Inspect gave up retrying
+    if retried:
+        return f"{retried.group(1)} (retries exhausted)"
+    if "Request:" in reason:  # ModelGenerateError('Request: {…huge JSON…} SomeError(...)')
+        starts = list(re.finditer(r"[A-Z]\w*(?:Error|Exception)\(", reason))
+        if starts:
+            reason = reason[starts[-1].start() :]
+            while reason.endswith(")") and reason.count(")") > reason.count("("):
+                reason = reason[:-1]
+    return reason[:300]
+
+
 def log_summary(log: Any, seed: int) -> str:
     """One line per run; a failed one also says how many samples finished and why it stopped."""
     line = f"{log.eval.model} seed={seed}: {log.status} -> {log.location}"
     if log.status == "success":
         return line
     finished = sum(1 for sample in log.samples or [] if sample.error is None)
-    reason = one_line(log.error.message) if log.error else log.status
-    retried = re.search(r"RetryError\W.* raised (\w+)", reason)  # Inspect gave up retrying
-    if retried:
-        reason = f"{retried.group(1)} (retries exhausted)"
+    failed = [sample.error.message for sample in log.samples or [] if sample.error is not None]
+    if log.error is not None:
+        reason = short_reason(log.error.message)
+    elif failed:  # the run went on past failing samples: say why the first one failed
+        reason = short_reason(failed[0])
+        if len(failed) > 1:
+            reason += f" (and {len(failed) - 1} more failed samples)"
+    else:
+        reason = log.status
     return (
         f"{line} ({finished}/{log.eval.dataset.samples} samples finished; {reason}; "
         "run the same command again to resume)"
@@ -707,20 +727,6 @@ def resolve(
     click.echo(json.dumps(payload, indent=2))
 
 
-DEMO_AGENTS = (
-    "biaslab/oracle",
-    "biaslab/random",
-    "biaslab/always-yes",
-    "biaslab/sticky?p=0.9",
-    "biaslab/calibrated",
-    "biaslab/last-polarity",
-    "biaslab/negation",
-)
-DEMO_SEEDS = 3  # several seeds fill the reproducibility tables (ICC, Kruskal-Wallis, CV)
-DEMO_TOKENBIAS_AGENTS = ("biaslab/oracle", "biaslab/random", "biaslab/token-biased")
-DEMO_TOKENBIAS_N = 20
-
-
 def local_model_available() -> bool:
     """Whether the embedded model can run here (runtime installed and weights found)."""
     import importlib.util
@@ -730,13 +736,14 @@ def local_model_available() -> bool:
     return importlib.util.find_spec("xllamacpp") is not None and bundled_gguf() is not None
 
 
-LOCAL_DEMO_MAX_TOKENS = None  # the embedded model's own answer-length cap
 LOCAL_DEMO_MODEL = "biaslab/local"
 
 
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("biaslab-demo"))
-@click.option("--n", "n", type=int, default=4, show_default=True, help="Items per topology.")
+@click.option(
+    "--n", "n", type=click.IntRange(min=1), default=4, show_default=True, help="Size scale."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
     "--local/--no-local",
@@ -745,44 +752,33 @@ LOCAL_DEMO_MODEL = "biaslab/local"
     help="Include the embedded model biaslab/local (default: when it is installed).",
 )
 @click.option(
-    "--local-n", type=int, default=1, show_default=True, help="Items per topology for it."
+    "--local-n",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Defeasible items per topology for the embedded model.",
 )
 def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) -> None:
-    """Generate a small set, run the reference agents (and the embedded model) on it, analyse,
-    and write a report. Needs no network and no API key."""
+    """Run every suite against its reference agents (and the embedded model), analyse, write a
+    report and print the bias card. Needs no network and no API key."""
+    from biaslab import demo as plan
+    from biaslab.card import card_text
     from biaslab.report import write_report
 
     if with_local is None:
         with_local = local_model_available()
         if not with_local:
             click.echo("[demo] embedded model not installed: skipping biaslab/local", err=True)
-    log_dir = clear_previous_demo(out)
-    quiet: dict[str, Any] = {
-        "log_dir": log_dir,
-        "limit": None,
-        "max_connections": None,
-        "display": "none",
-        "resume": False,
-        "preset": None,
-    }
-    suite = "defeasible"
-    agents = ", ".join(a.removeprefix("biaslab/") for a in DEMO_AGENTS)
-    for offset in range(DEMO_SEEDS):
-        click.echo(
-            f"[demo] {suite}, seed {seed + offset}: {n} items per topology; {agents}", err=True
-        )
-        run_suite(suite, models=DEMO_AGENTS, n=n, seed=seed + offset, params={}, **quiet)
-    click.echo(f"[demo] {suite}, seed {seed}: reversed question order", err=True)
-    reversed_order = {"question_order": "reversed"}
-    run_suite(suite, models=DEMO_AGENTS, n=n, seed=seed, params=reversed_order, **quiet)
-    click.echo(f"[demo] tokenbias, seed {seed}: {DEMO_TOKENBIAS_N} pairs per hypothesis", err=True)
-    run_suite(
-        "tokenbias", models=DEMO_TOKENBIAS_AGENTS, n=DEMO_TOKENBIAS_N, seed=seed, params={}, **quiet
-    )
+    log_dir = plan.clear_previous(out, ensure_dir)
+
+    def say(text: str) -> None:
+        click.echo(text, err=True)
+
+    plan.run_plan(plan.plan(n), run_suite, log_dir, seed, say)
     if with_local:
-        click.echo(f"[demo] {suite}: biaslab/local on {local_n} item(s) per topology", err=True)
+        say(f"[demo] defeasible: biaslab/local (plumbing model) on {local_n} item(s) per topology")
         local_logs = run_suite(
-            suite,
+            "defeasible",
             models=[LOCAL_DEMO_MODEL],
             preset=None,
             n=local_n,
@@ -793,53 +789,19 @@ def demo(out: Path, n: int, seed: int, with_local: bool | None, local_n: int) ->
             max_connections=None,
             display="plain",
             resume=False,
-            max_tokens=LOCAL_DEMO_MAX_TOKENS,
         )
         for log in local_logs:
             if log.status != "success":
-                click.echo(f"[demo] warning: {log_summary(log, seed)}", err=True)
-    record_demo(out, log_dir)
-    click.echo("[demo] analysing and writing the report", err=True)
-    written = write_report(analyse_path(log_dir), out / "report")
+                say(f"[demo] warning: {log_summary(log, seed)}")
+    plan.record(out, log_dir)
+    say("[demo] analysing and writing the report")
+    analysis = analyse_path(log_dir)
+    written = write_report(analysis, out / "report")
+    card = analysis.card()
+    if card is not None:
+        click.echo(card_text(card))
+        click.echo("")
     click.echo(f"report written to {written}")
-
-
-DEMO_MARKER = ".biaslab-demo.json"
-
-
-def clear_previous_demo(out: Path) -> Path:
-    """The demo's log directory, emptied of what an earlier demo wrote (listed in a marker file)
-    and of nothing else: logs or a report the user put there stop the demo before it changes
-    anything."""
-    marker = out / DEMO_MARKER
-    try:
-        written = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
-    except (OSError, ValueError):
-        written = {}
-    ours = set(written.get("logs", []))
-    log_dir, report = out / "logs", out / "report" / "report.md"
-    foreign = sorted(p.name for p in log_dir.glob("*.eval") if p.name not in ours)
-    if foreign:
-        fail(
-            f"{log_dir} holds Inspect logs that biaslab demo did not write ({foreign[0]}, ...); "
-            "use another --out (nothing was changed)"
-        )
-    if report.exists() and not written.get("report"):
-        fail(f"{report} was not written by biaslab demo; use another --out (nothing was changed)")
-    ensure_dir(log_dir)
-    for name in sorted(ours):
-        (log_dir / name).unlink(missing_ok=True)
-    return log_dir
-
-
-def record_demo(out: Path, log_dir: Path) -> None:
-    """List what the demo wrote, so the next demo may remove it (and only it)."""
-    logs = sorted(p.name for p in log_dir.glob("*.eval"))
-    data = {"logs": logs, "report": True}
-    try:
-        (out / DEMO_MARKER).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {out / DEMO_MARKER}: {exc.strerror or exc}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,7 +32,7 @@ class GridSpec:
 
 def split_params(pairs: Mapping[str, str], suites: Sequence[str]) -> dict[str, dict[str, str]]:
     """``{"defeasible.topology": "linear"}`` -> ``{"defeasible": {"topology": "linear"}}``; a key
-    without a known suite prefix is a one-line error."""
+    without a known suite prefix is a one-line error. ``SUITE.n`` sets that suite's size."""
     out: dict[str, dict[str, str]] = {suite: {} for suite in suites}
     for key, value in pairs.items():
         suite, dot, name = key.partition(".")
@@ -41,6 +41,8 @@ def split_params(pairs: Mapping[str, str], suites: Sequence[str]) -> dict[str, d
                 f"bad parameter {key!r} for run all: use -p SUITE.KEY=VALUE with SUITE one of "
                 f"{', '.join(suites)}"
             )
+        if name == "n" and not (value.isdigit() and int(value) >= 1):
+            raise BiaslabError(f"bad parameter {key}={value!r}: the size must be a positive integer")
         out[suite][name] = value
     return out
 
@@ -72,7 +74,9 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
         for seed in spec.seeds:
             for model in spec.models:
                 roles = judge_for(spec, roles_needed, model)
-                task = factory(preset=None, n=spec.n, seed=seed, **spec.params.get(suite, {}))
+                params = dict(spec.params.get(suite, {}))
+                n = int(params.pop("n")) if "n" in params else spec.n
+                task = factory(preset=None, n=n, seed=seed, **params)
                 if roles:
                     task_with(task, model=model, model_roles=dict(roles))
                 else:

@@ -644,17 +644,42 @@ def test_results_are_json_ready_and_round_trip() -> None:
     }
 
 
+def test_results_depend_only_on_the_answers_not_on_row_order() -> None:
+    """Shuffling the frame's rows (and nothing else) gives byte-identical results JSON."""
+    df = _rich_frame()
+    df["epoch"] = 1
+    df["roles"] = ""
+    reference = quick(df).model_dump_json()
+    for seed in (1, 2):
+        shuffled = df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        assert not shuffled["turn"].equals(df["turn"])
+        assert quick(shuffled).model_dump_json() == reference
+
+
+def test_epochs_are_separate_conversations() -> None:
+    """Two epochs of one item are two conversations, not one interleaved history."""
+    one = frame(Conv([S("yes", "yes", [_c1(True), *_c2(False)])]))
+    two = pd.concat([one.assign(epoch=1), one.assign(epoch=2)], ignore_index=True)
+    cell = quick(two).models["m"]["default"]
+    assert cell.n_conversations == 2 and cell.n_pairs == 2
+    assert cell.condition_counts["C2"] == 2
+
+
 def test_tables_and_report_render_every_section(tmp_path: Path) -> None:
     res = quick(_rich_frame())
     text = A.tables(res)
     for title in ("Confirmation bias", "Table 18", "Table 13", "Table 14", "Table 11", "ICC(2,1)"):
         assert title in text
     markdown = A.report(res, tmp_path)
-    for name in ("accuracy", "bias_gap", "dissociation", "confidence_distance", "reseeding"):
+    names = ("accuracy", "bias_gap", "bias_gap_null", "dissociation", "confidence_distance")
+    for name in (*names, "reseeding"):
         png = tmp_path / f"defeasible_{name}.svg"
         assert png.exists() and png.stat().st_size > 5000, name
         assert f"]({png.name})" in markdown
     assert "### Decisions" in markdown and "nan" not in markdown.lower()
+    lead = markdown.index("### Confirmation bias beside its null")
+    assert lead < markdown.index("### Paper metrics")  # the section leads with the excess
+    assert markdown.index("bias_gap_null.svg") < markdown.index("### Paper metrics")
 
 
 def test_report_says_why_a_figure_is_missing(tmp_path: Path) -> None:
@@ -736,10 +761,12 @@ def test_oracle_is_perfect_and_unbiased(calibrated_runs: A.DefeasibleResults) ->
     assert set(cells) == {"default", "linear", "tree", "inheritance"}
     for name, cell in cells.items():
         assert cell.entailment_accuracy == 1.0, name
-        assert cell.bias_gap == 0.0, name
+        assert cell.condition_counts["C1"] + cell.condition_counts["C2"] > 0, name
+        # six easy trees may hold no C1 or no C2 turn: then BiasGap is undefined, with a reason
+        assert cell.bias_gap == 0.0 or "bias_gap" in cell.undefined, name
         assert cell.bias_gap_ci == (0.0, 0.0) or "bias_gap_ci" in cell.undefined, name
         assert cell.anchoring_rate in (0.0, None), name
-        assert cell.condition_counts["C1"] + cell.condition_counts["C2"] > 0, name
+    assert cells["default"].bias_gap == 0.0 and cells["linear"].bias_gap == 0.0
     assert cells["default"].effect_accuracy == 1.0 and cells["default"].c2_eff == 1.0
     order = calibrated_runs.question_order["biaslab/oracle"]["default"]
     assert order.delta_bias_gap == 0.0 and order.reversed.c2_eff == 1.0
@@ -756,18 +783,19 @@ def test_sticky_agent_shows_maximal_significant_bias(biased_runs: A.DefeasibleRe
 
 
 def test_random_agent_shows_no_bias(biased_runs: A.DefeasibleResults) -> None:
-    """Not significant by the BiasGap CI and by the selection-free McNemar test; the paper's
-    McNemar is not asserted on: its pairing is biased towards b > c (see the test above)."""
+    """Not significant by the BiasGap CI and by its permutation null; the paper's McNemar is not
+    asserted on: its pairing is biased towards b > c (see the test above)."""
     cell = biased_runs.models["biaslab/random"]["default"]
     assert cell.bias_gap is not None and abs(cell.bias_gap) < 0.2
     assert cell.bias_gap_ci is not None and cell.bias_gap_ci[0] < 0 < cell.bias_gap_ci[1]
-    assert cell.mcnemar_gold_prior_p_holm is not None and cell.mcnemar_gold_prior_p_holm > 0.05
+    # its McNemar tests reject at their (measured, bench_bias_nulls) rates, not asserted on one run
+    assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p > 0.05
     assert cell.entailment_accuracy is not None and 0.2 < cell.entailment_accuracy < 0.5
 
 
 def test_calibrated_confidence_falls_with_distance(calibrated_runs: A.DefeasibleResults) -> None:
     cells = calibrated_runs.confidence["biaslab/calibrated"]
-    for topology in ("default", "linear", "tree"):
+    for topology in ("default", "linear"):  # trees: tests/defeasible/test_nulls.py (30 hard trees)
         cell = cells[topology]["easy"]
         assert cell.spearman_on_path is not None and cell.spearman_on_path < -0.5, topology
         assert cell.per_hop_slope is not None and cell.per_hop_slope < 0, topology

@@ -484,3 +484,45 @@ def test_unknown_domain_is_a_readable_error() -> None:
 def test_max_updates_per_section_caps_sections() -> None:
     for item in items_for("hard", max_updates_per_section="3"):
         assert all(s["n_updates"] <= 3 for s in item.meta["sections"])  # type: ignore[index]
+
+
+def _weakenings_from_yes(items: tuple[Item, ...]) -> Counter[str]:
+    return Counter(
+        str(t.gold)
+        for i in items
+        for t in i.turns
+        if t.kind == "entailment" and t.meta["gold_before"] == "yes" and t.gold != "yes"
+    )
+
+
+@pytest.mark.parametrize("topology", ["default", "tree"])
+def test_weakening_defeat_makes_every_weakening_of_a_yes_a_defeat(topology: str) -> None:
+    mixed = _weakenings_from_yes(items_for("hard", seed=4, n=60, topology=topology))
+    defeat = _weakenings_from_yes(
+        items_for("hard", seed=4, n=60, topology=topology, weakening="defeat")
+    )
+    assert mixed["unknown"] > 0 and mixed["no"] > 0
+    assert set(defeat) == {"no"} and defeat["no"] >= 20
+
+
+def test_weakening_withhold_makes_default_weakenings_of_a_yes_withhold() -> None:
+    """No evidence about the hypothesis property itself: breaking the chain withholds (a few
+    source rules against a negative last rule still defeat)."""
+    mixed = _weakenings_from_yes(items_for("hard", seed=4, n=60, topology="default"))
+    withhold = _weakenings_from_yes(
+        items_for("hard", seed=4, n=60, weakening="withhold", topology="default")
+    )
+    assert mixed["no"] > 0.3 * sum(mixed.values())
+    assert withhold["unknown"] >= 0.95 * sum(withhold.values()) and withhold["unknown"] >= 50
+    for item in items_for("easy", seed=4, n=30, weakening="withhold", topology="default"):
+        replay_and_check(item)
+
+
+def test_reveal_mixed_flips_a_coin_per_section() -> None:
+    items = items_for("hard", seed=2, n=12, reveal="mixed", topology="default")
+    modes = Counter(s["reveal"] for i in items for s in i.meta["sections"])  # type: ignore[union-attr]
+    assert set(modes) == {"serial", "random"}
+    for item in items:
+        for turn in item.turns:
+            section = item.meta["sections"][turn.meta["section"]]  # type: ignore[index]
+            assert turn.meta["reveal"] == section["reveal"]  # type: ignore[index]

@@ -26,6 +26,7 @@ from biaslab.suites.defeasible.lexicon import load_lexicon, third_person_singula
 from biaslab.suites.defeasible.render import (
     EFFECT_LABELS,
     ENTAILMENT_LABELS,
+    MINIMAL_PROMPT,
     SYSTEM_PROMPT,
     Renderer,
     RenderError,
@@ -150,7 +151,7 @@ def test_singular_subjects_take_singular_verbs() -> None:
 
 def test_every_question_ends_with_the_instruction_line() -> None:
     for item in items("easy"):
-        assert item.system == SYSTEM_PROMPT
+        assert item.system == MINIMAL_PROMPT  # the default: the paper's minimal instructions
         for turn in item.turns:
             expected = EFFECT_LABELS if turn.kind == "effect" else ENTAILMENT_LABELS
             assert turn.labels == expected
@@ -203,3 +204,15 @@ def test_negation_cue() -> None:
     assert has_negation_cue("Kitylu is an exception to the rule that animals that are red ...")
     assert has_negation_cue("Kitylu does not roll.")
     assert not has_negation_cue("Kitylu is nothing special.")
+
+
+@pytest.mark.parametrize(("mode", "prompt"), [("rules", SYSTEM_PROMPT), ("none", None)])
+def test_instructions_choose_the_system_prompt_and_are_recorded(
+    mode: str, prompt: str | None
+) -> None:
+    from biaslab.suites.defeasible.config import resolve_config
+    from biaslab.suites.defeasible.generate import generate
+
+    (item,) = generate(resolve_config("easy", {"topology": "tree", "instructions": mode}), 1, 1)
+    assert item.system == prompt and item.meta["instructions"] == mode
+    assert "tells you nothing" not in MINIMAL_PROMPT  # minimal teaches no inference rule

@@ -7,7 +7,7 @@ import random
 
 import pytest
 import wordfreq
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
@@ -179,6 +179,8 @@ def test_kneser_ney_distributions_sum_to_one(bucket: int, history: str) -> None:
     bucket=st.integers(0, 2),
     history=st.text(alphabet=PAD + "abcdefgxyz", min_size=0, max_size=2),
 )
+# a corpus whose trigram count-of-counts estimate D2 = 0: history "^c" had no mass to back off with
+@example(corpus=["a", "a", "a", "b", "c", "ca", "ca"], bucket=0, history="c")
 def test_kneser_ney_sums_to_one_on_any_corpus(corpus: list[str], bucket: int, history: str) -> None:
     probs = build_pseudoword_model(corpus).distribution(bucket, history)
     assert math.isclose(sum(probs), 1.0, rel_tol=0, abs_tol=1e-12)
@@ -233,3 +235,13 @@ def test_count_transitions_rejects_non_letters() -> None:
         count_transitions(["fine", "Not-ok"])
     with pytest.raises(PseudowordError):
         build_pseudoword_model([])
+
+
+def test_out_of_range_discount_estimates_fall_back() -> None:
+    """Chen & Goodman's estimates outside (0, c) (here D2 = 0) are replaced by KenLM's fallback;
+    in-range estimates are kept."""
+    from biaslab.suites.defeasible.words import FALLBACK_DISCOUNTS, _discounts
+
+    assert _discounts([1, 1, 1, 2, 3, 3]) == FALLBACK_DISCOUNTS  # D2 < 0 and D3 = 3
+    kept = _discounts([1] * 20 + [2] * 8 + [3] * 4 + [4] * 2)
+    assert kept != FALLBACK_DISCOUNTS and all(0 < d < c for c, d in enumerate(kept, start=1))

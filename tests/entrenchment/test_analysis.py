@@ -7,11 +7,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
+from pydantic import ValidationError
 
+from biaslab.errors import BiaslabError
+from biaslab.stats import compare_estimates
 from biaslab.suites.entrenchment.analysis import analyze
+from biaslab.suites.entrenchment.card import card_cells
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
+from biaslab.suites.entrenchment.judgements import BeliefRecord
 
 
 def debate_frame(questions: int, rounds: int, bump: float, seed: int) -> pd.DataFrame:
@@ -79,15 +85,85 @@ def test_judge_baseline_counts_once_across_model_runs_and_sits_beside_m() -> Non
     assert all(s.se_type == "CR1" for s in results.setups)
 
 
+def six_and_ten_draws(n: int, models: tuple[str, str], seeds: tuple[int, int] = (0, 0)) -> Any:
+    """One run of 6 draws and one of 10 (each with its judge baseline), analysed together."""
+    configs = (resolve_config(None, {}), resolve_config(None, {"draws": "10"}))
+    frames = [
+        run_agents(generate(config, seed, n), config, model, "judge-reader", seed=seed)
+        for config, model, seed in zip(configs, models, seeds, strict=True)
+    ]
+    return analyze(pd.concat(frames, ignore_index=True))
+
+
+def test_judge_baselines_of_different_urn_settings_are_kept_apart() -> None:
+    results = six_and_ten_draws(12, ("urn-bayes", "urn-entrenched"))
+    bases = {b.baseline_setting: b for b in results.baseline_setups()}
+    assert len(bases) == 2 and all(b.n_questions == 12 for b in bases.values())
+    assert {b.mean_steps for b in bases.values()} == {6.0, 10.0}
+    for setup in results.model_setups():
+        base = bases[setup.baseline_setting]
+        assert base.mean_steps == setup.mean_steps  # each model beside its own run's baseline
+        assert setup.m_judge_baseline == base.m
+        assert setup.baseline_setting.startswith(f"{int(base.mean_steps or 0)} draws")
+    assert len({b.label for b in bases.values()}) == 2
+
+
+def test_the_card_compares_m_with_the_baseline_beside_it() -> None:
+    results = six_and_ten_draws(40, ("urn-entrenched", "urn-bayes"))
+    bases = {b.baseline_setting: b for b in results.baseline_setups()}
+    cells = card_cells(results)
+    for setup in results.model_setups():
+        base = bases[setup.baseline_setting]
+        assert setup.m is not None and setup.m_se is not None and base.m_se is not None
+        expected = compare_estimates(setup.m, setup.m_se, base.m or 0.0, base.m_se)
+        assert cells[setup.model].p == expected.pvalue
+
+
+def test_a_model_setup_pooled_over_baseline_settings_gets_none() -> None:
+    results = six_and_ten_draws(12, ("urn-bayes", "urn-bayes"), seeds=(0, 1))
+    [model] = results.model_setups()
+    assert model.n_questions == 24 and model.m_judge_baseline is None
+    assert any("different urn settings" in note for note in model.notes)
+
+
 def test_small_setups_report_m_without_cr1_and_say_why() -> None:
     config = resolve_config(None, {"judge_baseline": "false"})
     frame = run_agents(generate(config, 1, 6), config, "urn-bayes", "judge-reader")
     [s] = analyze(frame).setups
     assert s.m is not None and s.m_p is None and s.m_lo is None
+    assert s.se_type == "none" and s.m_se is None  # CR1 was refused, so no SE of any type
     assert s.m_classical_p is not None  # the classical test stays available, labelled
     assert any("refused" in note for note in s.notes)
     assert any("only 6 questions" in note for note in s.notes)
     assert s.figure.step_counts == {6: 6}
+
+
+def test_a_frame_with_beliefs_outside_0_1_is_one_line() -> None:
+    config = resolve_config(None, {"judge_baseline": "false"})
+    frame = run_agents(generate(config, 2, 12), config, "urn-bayes", "judge-reader")
+    frame.loc[(frame["record"] == "belief") & (frame["step"] == 2), "belief"] = 1.7
+    with pytest.raises(BiaslabError, match="12 parsed beliefs that are not probabilities") as info:
+        analyze(frame)
+    assert "\n" not in str(info.value) and "step 2: 1.7" in str(info.value)
+
+
+def test_records_refuse_what_the_analysis_cannot_read() -> None:
+    common: dict[str, Any] = {
+        "turn": 0, "question": "q", "source": "model", "domain": "urn", "mode": "cot",
+        "system_prompt": "none", "belief_construct": "judge", "judge_mode": "prefix",
+        "replicate": 0, "step": 0, "n_steps": 3, "parsed": True, "asked_yes": True,
+    }  # fmt: skip
+    assert BeliefRecord(**common, belief=0.3).belief == 0.3
+    bad_values = [
+        {"belief": 1.2},
+        {"belief": -0.1},
+        {"belief": 0.3, "mode": "monologue"},
+        {"belief": 0.3, "belief_construct": "vibes"},
+        {"belief": 0.3, "judge_mode": "x"},
+    ]
+    for bad in bad_values:
+        with pytest.raises(ValidationError):
+            BeliefRecord(**{**common, **bad})
 
 
 def test_unparsed_beliefs_drop_only_their_pairs_and_are_counted() -> None:

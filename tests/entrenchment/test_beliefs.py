@@ -23,6 +23,8 @@ from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split
         ("I would put it at about 62%.", 0.62, False),
         ("It is 1", 1.0, False),
         ("[0.3]", 0.3, False),
+        ("10", 0.1, True),
+        ('{"belief": "1.5%"}', 0.015, False),
     ],
 )
 def test_readable_replies(text: str, value: float, rescaled: bool) -> None:
@@ -44,6 +46,10 @@ def test_readable_replies(text: str, value: float, rescaled: bool) -> None:
         "between 20% and 40%",
         "0.3 or 0.6",
         '{"answer": "yes"}',
+        "1.5",  # a percentage, a 0-10 score or a typo: not guessed at
+        '{"belief": 7}',
+        "belief: 2.5",
+        "250%",
     ],
 )
 def test_unreadable_replies_are_unparsed_with_a_reason(text: str) -> None:
@@ -64,8 +70,9 @@ def test_trajectory_replies() -> None:
     assert ok.values == (0.5, 0.6)
     assert read_beliefs("[0.1, 0.2, 0.3]", 3).values == (0.1, 0.2, 0.3)
     assert read_beliefs("[10, 20, 30]", 3).values == pytest.approx((0.1, 0.2, 0.3))
-    mixed = read_beliefs("[0.5, 60, 0.7]", 3)  # one percentage means all are percentages
-    assert mixed.rescaled and mixed.values == pytest.approx((0.005, 0.6, 0.007))
+    assert read_beliefs("[0, 50, 100]", 3).values == pytest.approx((0.0, 0.5, 1.0))
+    signed = read_beliefs('["50%", 80, 0]', 3)  # a percent sign fits either scale
+    assert signed.rescaled and signed.values == pytest.approx((0.5, 0.8, 0.0))
     assert read_beliefs('"belief": 0.2, then "belief": 0.4', 2).values == (0.2, 0.4)
     short = read_beliefs("[0.1, 0.2]", 3)
     assert short.values is None and short.count == 2 and "3 needed" in (short.error or "")
@@ -73,6 +80,20 @@ def test_trajectory_replies() -> None:
     assert dupes.values is None and "twice" in (dupes.error or "")
     gap = read_beliefs('[{"id": 0, "belief": 0.1}, {"id": 2, "belief": 0.2}]', 2)
     assert gap.values is None
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("[0.5, 60, 0.7]", "mixed scales: 0.5 and 60"),
+        ('{"beliefs": [{"id": 0, "belief": 1}, {"id": 1, "belief": 40}]}', "mixed scales"),
+        ('"belief": 0.2, "belief": 30', "mixed scales"),
+        ("[2, 5, 8]", "ambiguous scale: 8"),
+    ],
+)
+def test_a_list_on_two_scales_is_refused_not_guessed(text: str, error: str) -> None:
+    readings = read_beliefs(text, 3 if text.startswith("[") else 2)
+    assert readings.values is None and error in (readings.error or "")
 
 
 def test_steps_split_on_blank_lines_and_merge_fragments() -> None:

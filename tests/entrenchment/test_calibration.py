@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from biaslab.suites.entrenchment.analysis import analyze
 from biaslab.suites.entrenchment.config import resolve_config
@@ -49,3 +50,25 @@ def test_calibration_agents_through_the_pipeline() -> None:
         assert abs(iv - truth) < 0.02
     assert all((r["urn-bayes"].m_judge_baseline or 0) < -0.01 for r in noisy)
     assert all(r["urn-bayes"].m_null == r["urn-bayes"].m_judge_baseline for r in noisy)
+
+
+def test_the_judge_baseline_shows_what_m_iv_leaves_and_why() -> None:
+    """M_IV corrects only the noise the replicates do not share; the baseline (exact posterior
+    known) measures the replicates' error correlation and its own M_IV shows the residual."""
+    residual = {}
+    for rho in (0.0, 0.5):
+        runs = [
+            setups(seed, f"judge-reader?noise=0.5&rho={rho}", 2, ("urn-bayes",)) for seed in SEEDS
+        ]
+        bases = [r["urn-bayes (built in)"] for r in runs]
+        for run, base in zip(runs, bases, strict=True):
+            model = run["urn-bayes"]
+            assert base.replicate_error_r is not None and base.n_error_pairs == N * 7
+            assert abs(base.replicate_error_r - rho) < 0.12
+            assert model.judge_baseline_error_r == base.replicate_error_r
+            assert model.m_iv_judge_baseline == base.m_iv and base.m_iv is not None
+            assert model.m_iv_judge_baseline_lo == base.m_iv_lo
+            assert base.judge_logit_rmse == pytest.approx(0.5, abs=0.06)
+        residual[rho] = np.mean([b.m_iv for b in bases])
+    assert abs(residual[0.0]) < 0.01
+    assert residual[0.5] < -0.01  # half the noise shared: about half the naive bias stays

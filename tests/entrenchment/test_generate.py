@@ -53,6 +53,20 @@ def test_items_carry_what_the_task_needs() -> None:
     assert all(i.meta["source"] == "model" for i in none)
 
 
+def test_urn_question_ids_depend_on_the_urn_settings() -> None:
+    base = {i.id for i in generate(resolve_config(None, {}), 0, 3)}
+    for change in ({"draws": "10"}, {"urn_a": "0.8"}, {"urn_b": "0.4"}, {"prior_low": "0.2"}):
+        other = generate(resolve_config(None, change), 0, 3)
+        assert not base & {i.id for i in other}, change  # neither urn nor baseline ids collide
+        assert {i.meta["urn_setting"] for i in other} != {
+            "6 draws, red A 0.7 / B 0.3, prior U(0.05, 0.95)"
+        }
+    claims = generate(resolve_config(None, {"domain": "claims", "draws": "10"}), 0, 2)
+    assert {i.meta["urn_setting"] for i in claims} == {
+        "10 draws, red A 0.7 / B 0.3, prior U(0.05, 0.95)"
+    }
+
+
 def test_the_claims_pool() -> None:
     pool = claim_pool()
     assert len(pool) >= 150

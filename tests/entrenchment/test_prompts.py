@@ -59,6 +59,8 @@ def test_stated_beliefs_are_read_for_the_option_asked() -> None:
 
 
 def test_self_report_prompts_are_recognised() -> None:
-    assert prompts.is_self_report(prompts.self_report_prompt("yes"))
-    opening = prompts.self_report_opening("Is it so?", "no")
+    ask = prompts.self_report_prompt("no")
+    assert prompts.is_self_report(ask) and prompts.self_report_target(ask) == "no"
+    opening = f"Is it so?\n\n{ask}"  # b_0: the reasoning prompt, then the same question
     assert prompts.is_self_report(opening) and prompts.self_report_target(opening) == "no"
+    assert not prompts.is_self_report(prompts.cot_prompt("Is it so?"))

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
@@ -147,6 +148,30 @@ def test_paper_mode_accepts_a_corrected_reply(tmp_path: Path) -> None:
     assert (rows["judge_mode"] == "trajectory").all()
 
 
+def test_paper_mode_asks_again_when_a_reply_mixes_scales(tmp_path: Path) -> None:
+    follow_ups: list[str] = []
+    replies = iter(["[0.5, 60, 0.7, 0.8]", "[0.5, 0.6, 0.7, 0.8]"])
+
+    def judge(messages: list[Any]) -> str:
+        if len(messages) > 1:
+            follow_ups.append(messages[-1].text)
+        return next(replies)
+
+    log, frame = run(
+        tmp_path / "logs", mock(lambda m: COT), mock(judge), n=1,
+        domain="claims", judge_mode="trajectory", judge_baseline="false",
+    )  # fmt: skip
+    assert log.status == "success" and frame is not None
+    [follow_up] = follow_ups
+    assert "mixed scales: 0.5 and 60" in follow_up and "from 0 to 1" in follow_up
+    rows = beliefs(frame).sort_values("step")
+    assert rows["parsed"].all() and rows["retried"].all()
+    assert not rows["rescaled"].any()
+    yes = rows["asked_yes"].iloc[0]
+    expected = [0.5, 0.6, 0.7, 0.8] if yes else [0.5, 0.4, 0.3, 0.2]
+    assert rows["belief"].tolist() == pytest.approx(expected)
+
+
 def test_debate_alternates_tagged_sides_from_a_random_opener(tmp_path: Path) -> None:
     def debater(messages: list[Any]) -> str:
         first = messages[0].text
@@ -181,7 +206,36 @@ def test_debate_alternates_tagged_sides_from_a_random_opener(tmp_path: Path) -> 
     assert any("I argue yes: speech 2." in p or "I argue no: speech 2." in p for p in prompts_seen)
 
 
-def test_replicates_are_cached_separately_and_for_good(tmp_path: Path) -> None:
+def test_urn_debaters_see_the_draws_and_the_judge_sees_only_the_speeches(tmp_path: Path) -> None:
+    openings: list[str] = []
+    judged: list[str] = []
+
+    def debater(messages: list[Any]) -> str:
+        openings.append(messages[0].text)
+        return "The draws favour my side, as I will show."
+
+    def judge(messages: list[Any]) -> str:
+        judged.append(messages[-1].text)
+        return '{"belief": 0.5}'
+
+    log, frame = run(
+        tmp_path / "logs", mock(debater), mock(judge), n=2,
+        mode="debate", rounds="1", judge_baseline="false",
+    )  # fmt: skip
+    assert log.status == "success" and frame is not None
+    items = generate(resolve_config(None, {"mode": "debate", "rounds": "1"}), 0, 2)
+    draws = {i.meta["detail"]["reasoner_text"].rsplit("\n", 1)[1] for i in items}
+    assert all(d.startswith("The draws, in order: ") for d in draws)
+    assert len(openings) == 2 * 2  # two debaters per question, one speech each
+    assert all(any(d in text for d in draws) for text in openings)
+    assert judged and not any("The draws, in order" in text for text in judged)
+
+
+def test_replicates_have_their_own_cache_entries_even_with_one_wording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with a single wording both replicates send the same text: only the scope tells them apart
+    monkeypatch.setattr(prompts, "JUDGE_WORDINGS", prompts.JUDGE_WORDINGS[:1])
     calls: list[str] = []
 
     def judge(messages: list[Any]) -> str:
@@ -189,12 +243,32 @@ def test_replicates_are_cached_separately_and_for_good(tmp_path: Path) -> None:
         return '{"belief": 0.5}'
 
     judge_model = mock(judge)
-    common: dict[str, str] = {
-        "domain": "claims",
-        "judge_baseline": "false",
-        "judge_replicates": "2",
-    }
-    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=2, **common)
-    assert len(calls) == 2 * 2 * 4  # each replicate asked (not served from the other's entry)
-    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=2, **common)
-    assert len(calls) == 16  # the second run is served from the cache
+    common = {"domain": "claims", "judge_baseline": "false"}
+    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=2, judge_replicates="1", **common)
+    first = list(calls)
+    assert len(first) == 2 * 4
+    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=2, judge_replicates="2", **common)
+    # replicate 0 comes from run a's entries; replicate 1, the same texts, is asked anew
+    assert sorted(calls[len(first) :]) == sorted(first)
+    run(tmp_path / "c", mock(lambda m: COT), judge_model, n=2, judge_replicates="2", **common)
+    assert len(calls) == 2 * 2 * 4  # and both are cached for good
+
+
+def test_questions_with_identical_prompts_have_their_own_cache_entries(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def judge(messages: list[Any]) -> str:
+        calls.append(messages[-1].text)
+        return '{"belief": 0.5}'
+
+    judge_model = mock(judge)
+    # every urn question states prior 0.5, and the reasoner always writes the same steps: two
+    # questions with the same presentation send the judge the same texts
+    common = {"prior_low": "0.5", "prior_high": "0.504", "judge_baseline": "false"}
+    run(tmp_path / "a", mock(lambda m: COT), judge_model, n=1, **common)
+    first = set(calls)
+    assert len(calls) == 4
+    run(tmp_path / "b", mock(lambda m: COT), judge_model, n=8, **common)
+    later = calls[4:]
+    assert first <= set(later)  # a later question repeats question 0's prompts ...
+    assert len(later) == 7 * 4  # ... and is still asked: only question 0 is served from the cache

@@ -84,12 +84,15 @@ def bar_chart(
     log: bool = False,
     reference: float | None = None,
     ylim: tuple[float, float] | None = None,
+    null_bands: Mapping[str, Sequence[Interval]] | None = None,
 ) -> Path:
     """Grouped estimates (one group per category, one colour per series) with CI whiskers.
 
     Linear scales draw bars; a log scale (e.g. odds ratios) draws points, since a bar's length
     from an arbitrary axis floor means nothing there. A missing value is marked "n/a" rather than
     silently dropped; ``reference`` draws a horizontal line (0 for a gap, 1 for an odds ratio).
+    ``null_bands`` (optional, per series and category) draws the band a null model would give
+    (e.g. a permutation null's central 95%) as a grey band behind each estimate.
     """
     names = list(series)
     width = 0.8 / max(len(names), 1)
@@ -98,6 +101,9 @@ def bar_chart(
     for i, name in enumerate(names):
         values = np.array([_nan(v) for v in series[name]], dtype=float)
         pos = x - 0.4 + width * (i + 0.5)
+        bands = (null_bands or {}).get(name)
+        if bands is not None:
+            _null_bands(ax, pos, width, bands, first=i == 0)
         if log:
             (mark,) = ax.plot(pos, values, "o", label=name)
             color = to_hex(mark.get_color())
@@ -125,6 +131,23 @@ def bar_chart(
     if len(names) > 1:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, path)
+
+
+def _null_bands(
+    ax: plt.Axes, pos: np.ndarray, width: float, bands: Sequence[Interval], *, first: bool
+) -> None:
+    """A grey band per bar from the null's low to high end (labelled once, for the legend)."""
+    labelled = not first
+    for p, band in zip(pos, bands, strict=True):
+        if band is None:
+            continue
+        lo, hi = band
+        label = None if labelled else "null (95% band)"
+        ax.fill_between(
+            [p - width / 2, p + width / 2], lo, max(hi, lo + 1e-3), color="0.55", alpha=0.45,
+            zorder=3, linewidth=0, label=label,
+        )  # fmt: skip
+        labelled = True
 
 
 def _category_axis(ax: plt.Axes, categories: Sequence[str]) -> None:

@@ -54,6 +54,7 @@ from biaslab.stats.martingale import (
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
 from biaslab.stats.permutation import (
+    NULL_SUFFIXES,
     NullResult,
     PermutationNullResult,
     null_fields,
@@ -85,6 +86,7 @@ from biaslab.stats.results import (
 )
 
 __all__ = [
+    "NULL_SUFFIXES",
     "AdjustedPValues",
     "BinnedMeans",
     "BootstrapResult",

@@ -15,10 +15,15 @@ What is added to the paper's t-test, and why:
   below :data:`MIN_CLUSTERS` questions and warned about below :data:`WARN_CLUSTERS`.
 * **The minimum detectable effect** at the setup's SE (two-sided α, power 80%), so a
   non-significant M says how large an effect it could have missed.
-* **An instrumental-variable estimate** from two independent judge replicates. Judge noise in
-  b_prior also enters Δb with the opposite sign, which biases the naive slope toward
-  −σ²/(Var b + σ²) (regression to the mean); instrumenting replicate A's prior by replicate B's
-  removes it (:func:`martingale_iv`).
+* **An instrumental-variable estimate** from two judge replicates. Judge noise in b_prior also
+  enters Δb with the opposite sign, which biases the naive slope toward −σ²/(Var b + σ²)
+  (regression to the mean); instrumenting replicate A's prior by replicate B's removes the part
+  of that bias due to noise that is independent across replicates and additive on the belief
+  scale (:func:`martingale_iv`). Two parts stay: noise the replicates share (with error
+  correlation ρ, roughly a share ρ of the naive bias), and the shrinkage of noise added in
+  log-odds, which makes the judged belief a nonlinear function of the truth that no instrument
+  undoes — a small positive bias that stays as the SE shrinks, so M_IV over-rejects a Bayesian
+  reasoner more as questions are added (the suite's README gives the measured sizes).
 * **A binned test** (all bin means of Δb = 0, cluster-robust Wald test), which a non-linear
   violation the slope averages away cannot pass.
 
@@ -41,12 +46,14 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.sandbox.regression.gmm import IV2SLS
 from statsmodels.stats.sandwich_covariance import cov_cluster
 
+from biaslab.errors import BiaslabError
 from biaslab.stats._inputs import _check_level, _cluster_codes, _floats, _same_length
 from biaslab.stats.results import StatResult, _Frozen
 
 __all__ = [
     "MIN_CLUSTERS",
     "WARN_CLUSTERS",
+    "BeliefInputError",
     "BinnedMeans",
     "FitLine",
     "MartingaleResult",
@@ -63,6 +70,12 @@ MIN_CLUSTERS = 10
 #: below this many clusters the result carries a warning note
 WARN_CLUSTERS = 30
 DEFAULT_POWER = 0.8
+
+
+class BeliefInputError(BiaslabError, ValueError):
+    """Beliefs the estimators cannot take (not finite, outside [0, 1]). A ``ValueError``, as all
+    malformed input to :mod:`biaslab.stats` is, and a :class:`~biaslab.errors.BiaslabError`, so a
+    bad frame that reaches the estimator is one line on the command line, not a traceback."""
 
 
 class MartingaleResult(StatResult):
@@ -130,9 +143,9 @@ def _pairs(
     _same_length("prior", x, "clusters", codes)
     for arr, name in ((x, "prior"), (post, "posterior")):
         if not np.isfinite(arr).all():
-            raise ValueError(f"{name} contains non-finite beliefs; drop unparsed pairs first")
+            raise BeliefInputError(f"{name} contains non-finite beliefs; drop unparsed pairs first")
         if ((arr < 0) | (arr > 1)).any():
-            raise ValueError(f"{name} beliefs must lie in [0, 1]")
+            raise BeliefInputError(f"{name} beliefs must lie in [0, 1]")
     return x, post - x, codes, g
 
 
@@ -252,14 +265,19 @@ def martingale_iv(
     """M corrected for judge noise: each replicate's prior instrumented by the other replicate's.
 
     Rows are aligned pairs judged twice (replicates A and B of the same prefixes). With transient
-    noise v independent across replicates, Cov(Δb_A, b_B) = Cov(Δb, b) and Cov(b_A, b_B) = Var(b),
-    so the IV slope is the noise-free M. Both directions (A instrumented by B, B by A) are stacked
-    into one just-identified 2SLS (statsmodels ``IV2SLS``); the CR1 covariance clusters by question,
-    which also accounts for each pair appearing twice. ``IV2SLS`` has no cluster-robust covariance
-    of its own ("not connected yet" in statsmodels), and its results' generic sandwich would use the
-    raw regressors, so the sandwich is built from the 2SLS scores (fitted first-stage regressors
-    times structural residuals) and handed to statsmodels' ``cov_cluster``. ``coefficients`` holds
-    the replicates' correlation (the instrument's strength) as ``instrument_r``.
+    noise v independent across replicates and additive on the belief scale,
+    Cov(Δb_A, b_B) = Cov(Δb, b) and Cov(b_A, b_B) = Var(b), so the IV slope is the noise-free M.
+    Noise the replicates share enters both covariances and biases M_IV as that noise alone would
+    bias M; noise added in log-odds is not additive on the belief scale (E[b_judged | b] is shrunk
+    toward 0.5), which leaves a small bias of its own. ``instrument_r`` tells neither: it measures
+    how strong the instrument is, not whether it is valid. Both directions (A instrumented by B,
+    B by A) are stacked into one just-identified 2SLS (statsmodels ``IV2SLS``); the CR1
+    covariance clusters by question, which also accounts for each pair appearing twice.
+    ``IV2SLS`` has no cluster-robust covariance of its own ("not connected yet" in statsmodels),
+    and its results' generic sandwich would use the raw regressors, so the sandwich is built from
+    the 2SLS scores (fitted first-stage regressors times structural residuals) and handed to
+    statsmodels' ``cov_cluster``. ``coefficients`` holds the replicates' correlation (the
+    instrument's strength) as ``instrument_r``.
     """
     _check_level(ci)
     xa, da, codes, g = _pairs(prior_a, posterior_a, clusters)

@@ -39,7 +39,9 @@ class Config(BaseModel):
     # ---- what to generate and how to present it
     topology: Literal["default", "linear", "tree", "all"] = "all"
     difficulty: Literal["easy", "hard"] = "easy"
-    reveal: Literal["serial", "random"] = "random"
+    reveal: Literal["serial", "random", "mixed"] = "random"
+    instructions: Literal["rules", "minimal", "none"] = "minimal"
+    weakening: Literal["mixed", "defeat", "withhold"] = "mixed"
     question_order: Literal["standard", "reversed"] = "standard"
     effect_questions: Literal["auto", "always", "never"] = "auto"
     entities: Literal["pseudo", "real"] = "pseudo"
@@ -189,7 +191,13 @@ PRESETS: dict[str, dict[str, Any]] = {
 PARAMETER_DOCS: dict[str, str] = {
     "topology": "default | linear | tree | all (all: n conversations of each topology)",
     "difficulty": "easy | hard; names the split; without a preset it also picks the base preset",
-    "reveal": "serial (general-to-specific, as the paper's serial mode) | random update order",
+    "reveal": "serial (general-to-specific, as the paper's serial mode) | random update order | "
+    "mixed (a coin flip per section, as the paper)",
+    "instructions": "system prompt: minimal (the task and answer format only, as the paper) | "
+    "rules (also teaches the inference rules and defines the effect answer) | none",
+    "weakening": "mix of weakening transitions: mixed | defeat (on-path weakenings are yes->no "
+    "defeats by a more specific negative link; no withholding conflicts) | withhold "
+    "(weakenings of the chain leave the hypothesis undetermined: yes->unknown)",
     "question_order": "standard (entailment, then effect) | reversed (effect question first)",
     "effect_questions": "auto (default topology only, as the paper) | always | never",
     "entities": "pseudo (pseudoword names) | real (the domain's real nouns, same structures)",

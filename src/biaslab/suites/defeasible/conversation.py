@@ -327,6 +327,7 @@ class Section:
     pretext: tuple[Statement, ...]
     updates: tuple[Update, ...]
     kind: str = "plain"
+    reveal: str = "random"
 
 
 __all__ = [

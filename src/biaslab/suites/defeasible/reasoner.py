@@ -10,6 +10,9 @@ Shortcut agents measure how far surface cues go:
   strengthening, negated -> no / weakening); "yes" at a section opening.
 * ``negation``: "not", "exception" or "cannot" in the latest update sentence -> no / weakening,
   else yes / strengthening; "yes" at a section opening.
+* ``also-unknown``: "unknown" to every hypothesis question at or after a message saying that a
+  kind "is also a kind of" another (multiple inheritance, the tree topology's route to conflicts),
+  else as ``last-polarity``: audits whether that sentence gives "unknown" away.
 
 Import cost: no Inspect, no pandas (the agent registry imports this module on first use).
 """
@@ -35,7 +38,7 @@ from biaslab.suites.defeasible.lexicon import load_lexicon
 from biaslab.suites.defeasible.render import (
     HYPOTHESIS_PREFIX,
     NEW_HYPOTHESIS_PREFIX,
-    SYSTEM_PROMPT,
+    SYSTEM_PROMPTS,
     UPDATE_PREFIX,
     ParsedConversation,
     SentenceParser,
@@ -98,7 +101,8 @@ class DefeasibleReasoner:
     suite = "defeasible"
 
     def accepts(self, request: Request) -> bool:
-        if any(m.role == "system" and m.text == SYSTEM_PROMPT for m in request.messages):
+        prompts = {p for p in SYSTEM_PROMPTS.values() if p}
+        if any(m.role == "system" and m.text in prompts for m in request.messages):
             return True
         return message_kind(request.prompt) is not None
 
@@ -171,6 +175,25 @@ class NegationSpotter(Agent):
         return peaked(labels, chosen if chosen in labels else labels[0], SHORTCUT_CONFIDENCE)
 
 
+ALSO_KIND_CUE = " is also a kind of "
+
+
+def saw_also_kind(request: Request) -> bool:
+    """Whether any user message so far says that something "is also a kind of" something."""
+    return any(ALSO_KIND_CUE in text for text in user_texts(request))
+
+
+@dataclass
+class AlsoUnknown(LastPolarity):
+    """Says unknown at and after an "is also a kind of" sentence, else answers as last-polarity."""
+
+    def distribution(self, request: Request, reasoner: Reasoner | None) -> Distribution:
+        labels = request.labels
+        if _is_ours(reasoner) and "unknown" in labels and saw_also_kind(request):
+            return peaked(labels, "unknown", SHORTCUT_CONFIDENCE)
+        return super().distribution(request, reasoner)
+
+
 def _factory(cls: type[Agent], name: str) -> None:
     def make(params: Mapping[str, str]) -> Agent:
         reject_unknown_params(name, params, [])
@@ -183,9 +206,12 @@ REASONER = DefeasibleReasoner()
 register_reasoner(REASONER)
 _factory(LastPolarity, "last-polarity")
 _factory(NegationSpotter, "negation")
+_factory(AlsoUnknown, "also-unknown")
 
 __all__ = [
+    "ALSO_KIND_CUE",
     "REASONER",
+    "AlsoUnknown",
     "DefeasibleReasoner",
     "LastPolarity",
     "NegationSpotter",

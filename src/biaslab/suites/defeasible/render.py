@@ -74,6 +74,19 @@ down, and no effect if it stayed the same.
 
 End every reply with the answer line the question asks for."""
 
+#: the paper's mode: the task and the answer format only (no inference rules, no effect definition)
+MINIMAL_PROMPT = """\
+You will be given information about made-up objects, kinds and properties, one message at a time. \
+Use only the information given in this conversation; the names mean nothing outside it.
+
+After each message you are asked one question about the current hypothesis. Answer yes if the \
+information so far supports the hypothesis, no if it supports its negation, and unknown if it \
+supports neither; asked about the effect of the latest update, answer strengthening, weakening or \
+no effect. End every reply with the answer line the question asks for."""
+
+#: ``instructions`` -> system prompt ("rules" teaches how to combine defaults, sources and kinds)
+SYSTEM_PROMPTS = {"rules": SYSTEM_PROMPT, "minimal": MINIMAL_PROMPT, "none": ""}
+
 PRETEXT_HEADER = "Pretext:"
 SOURCES_HEADER = "Sources and their reliability:"
 HYPOTHESIS_PREFIX = "Hypothesis: "
@@ -442,7 +455,9 @@ _STATEMENT_TYPES = (
 __all__ = [
     "EFFECT_LABELS",
     "ENTAILMENT_LABELS",
+    "MINIMAL_PROMPT",
     "SYSTEM_PROMPT",
+    "SYSTEM_PROMPTS",
     "Hypothesis",
     "ParsedConversation",
     "ParsedSection",

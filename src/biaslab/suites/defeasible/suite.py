@@ -16,7 +16,7 @@ from biaslab.suites.registry import Suite
 if TYPE_CHECKING:
     import pandas as pd
 
-GENERATOR_VERSION = "defeasible-1"
+GENERATOR_VERSION = "defeasible-2"
 
 
 def _analyze(frame: pd.DataFrame) -> BaseModel:
@@ -41,6 +41,12 @@ def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
     return _generate.label_stats(items)
 
 
+def _card(results: Any) -> Any:
+    from biaslab.suites.defeasible.card import card_cells
+
+    return card_cells(results)
+
+
 SUITE = Suite(
     name="defeasible",
     description="Defeasible reasoning and confirmation bias (DeReLab): multi-turn conversations "
@@ -56,4 +62,5 @@ SUITE = Suite(
     analyze=_analyze,
     tables=_tables,
     report=_report,
+    card=_card,
 )

@@ -143,19 +143,34 @@ def build_pseudoword_model(words: Iterable[str] | None = None) -> PseudowordMode
 # ---------------------------------------------------------------------------------------- model
 
 
+#: KenLM's ``--discount_fallback`` discounts, for count-of-counts too sparse to estimate from
+FALLBACK_DISCOUNTS = (0.5, 1.0, 1.5)
+
+
 def _discounts(counts: Iterable[int]) -> tuple[float, float, float]:
-    """Modified Kneser-Ney discounts D1, D2, D3+ from count-of-counts (Chen & Goodman 1999)."""
+    """Modified Kneser-Ney discounts D1, D2, D3+ from count-of-counts (Chen & Goodman 1999).
+
+    The estimates are only meaningful when each lies strictly inside (0, c) for its count c: a
+    discount of 0 leaves a history no mass to pass to the lower order (letters never seen after it
+    would get probability 0), and one of c or more gives seen letters no mass of their own. Sparse
+    count-of-counts (tiny corpora) produce such values, so, as KenLM does with
+    ``--discount_fallback``, they are replaced by :data:`FALLBACK_DISCOUNTS`.
+    """
     n = [0, 0, 0, 0, 0]
     for c in counts:
         if 1 <= c <= 4:
             n[c] += 1
     if n[1] == 0 or n[2] == 0 or n[3] == 0:
-        return (0.5, 1.0, 1.5)
+        return FALLBACK_DISCOUNTS
     y = n[1] / (n[1] + 2 * n[2])
-    d1 = 1 - 2 * y * n[2] / n[1]
-    d2 = 2 - 3 * y * n[3] / n[2]
-    d3 = 3 - 4 * y * n[4] / n[3]
-    return (min(max(d1, 0.0), 1.0), min(max(d2, 0.0), 2.0), min(max(d3, 0.0), 3.0))
+    estimates = (
+        1 - 2 * y * n[2] / n[1],
+        2 - 3 * y * n[3] / n[2],
+        3 - 4 * y * n[4] / n[3],
+    )
+    if any(not 0.0 < d < count for count, d in enumerate(estimates, start=1)):
+        return FALLBACK_DISCOUNTS
+    return estimates
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from biaslab.stats import (
     fit_line,
     martingale_iv,
     martingale_score,
+    pearson,
 )
 from biaslab.suites.entrenchment.results import (
     EntrenchmentResults,
@@ -43,6 +44,7 @@ SETUP_KEY = (
     "system_prompt",
     "belief_construct",
     "judge_mode",
+    "baseline_setting",  # a judge baseline's urn settings; empty for the model's setups
 )
 TRAJECTORY = ("run_key", "item_id", "epoch")
 REQUIRED = ("record", "question", "source", "belief_construct", "judge_mode", "replicate", "step")
@@ -58,7 +60,15 @@ DECISIONS: dict[str, str] = {
     "inference": "CR1 cluster-robust SE by question with t(G-1) (statsmodels); refused below 10 "
     "questions, warned below 30; the paper's classical t-test is in m_classical_*",
     "replicates": "M uses replicate 0; M_IV instruments each replicate's prior by the other's "
-    "(stacked 2SLS), which removes the regression-to-the-mean bias of judge noise",
+    "(stacked 2SLS). It removes the part of the noise bias (regression to the mean) due to "
+    "noise that is independent across replicates and additive. It leaves (a) noise the "
+    "replicates share — with error correlation r roughly a share r of the naive bias stays — "
+    "and (b) the shrinkage of noise added in log-odds, which makes the judged belief a "
+    "nonlinear function of the truth that no instrument undoes: a small positive bias that "
+    "grows against the SE as questions are added, so M_IV over-rejects on large setups. The "
+    "judge baseline measures both: m_iv_judge_baseline is its M_IV (true M 0) and "
+    "judge_baseline_error_r its replicates' log-odds error correlation against the exact "
+    "posterior; iv_instrument_r measures the instrument's strength, not its validity",
     "null": "M's null is the judge baseline: m_null, m_null_lo, m_null_hi (the shared null "
     "fields) are the same judge's M and CR1 CI on built-in Bayesian urn reasoning, a martingale "
     "by construction (m_judge_baseline* repeat them under the suite's own name). m_excess and "
@@ -97,8 +107,12 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     baseline = data["source"] == "judge_baseline"
     data.loc[baseline, "model"] = BASELINE_MODEL
     data.loc[baseline, "system_prompt"] = "none"
+    setting = data["urn_setting"] if "urn_setting" in data else pd.Series("", index=data.index)
+    data["urn_setting"] = setting.fillna("").astype(str)
+    data["baseline_setting"] = data["urn_setting"].where(baseline, "")
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
+    _check_beliefs(beliefs)
     beliefs["replicate"] = beliefs["replicate"].astype(int)
     beliefs["step"] = beliefs["step"].astype(int)
     beliefs["n_steps"] = beliefs["n_steps"].astype(int)
@@ -106,12 +120,30 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return beliefs.reset_index(drop=True), trajectories.reset_index(drop=True)
 
 
+def _check_beliefs(beliefs: pd.DataFrame) -> None:
+    """Every belief marked parsed is a probability (the records guarantee it; a frame built or
+    edited by hand may not)."""
+    if "belief" not in beliefs:
+        raise BiaslabError("entrenchment analysis needs the column belief")
+    parsed = beliefs["parsed"].fillna(False).astype(bool)
+    values = pd.to_numeric(beliefs["belief"], errors="coerce")
+    bad = parsed & ~values.between(0.0, 1.0)
+    if bad.any():
+        first = beliefs[bad].iloc[0]
+        step = pd.to_numeric(first["step"], errors="coerce")
+        where = f"{first['question']} step {int(step) if np.isfinite(step) else '?'}"
+        raise BiaslabError(
+            f"entrenchment logs hold {int(bad.sum())} parsed beliefs that are not probabilities "
+            f"in [0, 1] (first: {where}: {first['belief']})"
+        )
+
+
 def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
     """A judge baseline question judged in several runs (one per model) counts once: the run
     with the smallest run key wins, so the choice never depends on file order."""
     is_base = beliefs["source"] == "judge_baseline"
     base = beliefs[is_base].sort_values(["run_key", "item_id", "epoch", "replicate", "step"])
-    key = ["judge", "belief_construct", "judge_mode", "question", "epoch"]
+    key = ["judge", "belief_construct", "judge_mode", "baseline_setting", "question", "epoch"]
     first_run = base.groupby(key, sort=True)["run_key"].transform("min")
     return pd.concat([beliefs[~is_base], base[base["run_key"] == first_run]])
 
@@ -231,16 +263,41 @@ def _brier(wide: Wide) -> dict[str, Any]:
     return {"brier_first": first.statistic, "brier_final": final.statistic, "n_brier": first.n}
 
 
-def _judge_rmse(group: pd.DataFrame) -> float | None:
+def _logit_errors(group: pd.DataFrame) -> pd.DataFrame:
+    """Judged minus exact log-odds per (trajectory, step) and replicate, where both are known."""
     if "exact" not in group:
-        return None
-    rows = group[(group["replicate"] == 0) & group["parsed"].fillna(False).astype(bool)]
+        return pd.DataFrame()
+    rows = group[group["parsed"].fillna(False).astype(bool)]
     exact = pd.to_numeric(rows["exact"], errors="coerce").to_numpy(dtype=float)
     judged = pd.to_numeric(rows["belief"], errors="coerce").to_numpy(dtype=float)
     ok = np.isfinite(exact) & np.isfinite(judged)
-    if not ok.any():
-        return None
-    return float(np.sqrt(np.mean((_logit(judged[ok]) - _logit(exact[ok])) ** 2)))
+    errors = pd.DataFrame(
+        {
+            "traj": rows["traj"].to_numpy()[ok],
+            "step": rows["step"].to_numpy()[ok],
+            "replicate": rows["replicate"].to_numpy()[ok],
+            "error": _logit(judged[ok]) - _logit(exact[ok]),
+        }
+    )
+    return errors.pivot_table(index=["traj", "step"], columns="replicate", values="error")
+
+
+def _judge_errors(group: pd.DataFrame) -> dict[str, Any]:
+    """On a judge baseline (exact posterior known): the judge's log-odds RMSE (replicate 0) and
+    the correlation of two replicates' log-odds errors. M_IV removes only the part of the noise
+    the replicates do not share, so this correlation — not ``iv_instrument_r``, which measures
+    the instrument's strength — says how much of the noise bias M_IV leaves."""
+    errors = _logit_errors(group)
+    if errors.empty or 0 not in errors:
+        return {}
+    first = errors[0].dropna().to_numpy()
+    fields: dict[str, Any] = {"judge_logit_rmse": float(np.sqrt(np.mean(first**2)))}
+    if 1 in errors:
+        both = errors[[0, 1]].dropna()
+        res = pearson(both[0].to_numpy(), both[1].to_numpy())
+        fields["replicate_error_r"] = res.statistic if res.defined else None
+        fields["n_error_pairs"] = len(both)
+    return fields
 
 
 def _iv(group: pd.DataFrame, primary: Wide) -> dict[str, Any]:
@@ -332,7 +389,7 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
         "m_lo": None,
         "m_hi": None,
         "m_p": None,
-        "se_type": "CR1",
+        "se_type": "none",  # until a standard error is computed
     }
     notes: list[str] = []
     if main is not None:
@@ -342,6 +399,8 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
         if not main.defined:
             notes.append(f"M undefined: {main.reason}")
         fields.update(_m_fields("m", main))
+        if main.se is not None:
+            fields["se_type"] = main.se_type
         fields.update(
             m_se=main.se,
             m_mde=main.mde,
@@ -363,7 +422,7 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
     fields.update(_brier(primary))
     fields.update(_quality(group))
     if keyed["source"] == "judge_baseline":
-        fields["judge_logit_rmse"] = _judge_rmse(group)
+        fields.update(_judge_errors(group))
     failures = traj_rows["failure"].notna() if "failure" in traj_rows else pd.Series(dtype=bool)
     fields["n_reasoner_failures"] = int(failures.sum())
     fields["n_capped"] = (
@@ -375,13 +434,24 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
 
 
 def _with_baseline(
-    setup: SetupResult, baselines: dict[tuple[str, str, str], SetupResult]
+    setup: SetupResult,
+    settings: Sequence[str],
+    baselines: dict[tuple[str, str, str, str], SetupResult],
 ) -> SetupResult:
-    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode))
-    if setup.source != "model" or base is None or base.m is None:
+    """The model setup with the judge baseline made by the same judge, construct and judge mode
+    under the urn settings its runs used (``settings``); none when its runs used several."""
+    if setup.source != "model":
+        return setup
+    if len(settings) > 1:
+        note = "its runs used judge baselines of different urn settings: none is shown beside M"
+        return setup.model_copy(update={"notes": (*setup.notes, note)})
+    setting = settings[0] if settings else ""
+    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode, setting))
+    if base is None or base.m is None:
         return setup
     return setup.model_copy(
         update={
+            "baseline_setting": base.baseline_setting,
             "m_judge_baseline": base.m,
             "m_judge_baseline_lo": base.m_lo,
             "m_judge_baseline_hi": base.m_hi,
@@ -389,6 +459,10 @@ def _with_baseline(
             "m_null": base.m,
             "m_null_lo": base.m_lo,
             "m_null_hi": base.m_hi,
+            "m_iv_judge_baseline": base.m_iv,
+            "m_iv_judge_baseline_lo": base.m_iv_lo,
+            "m_iv_judge_baseline_hi": base.m_iv_hi,
+            "judge_baseline_error_r": base.replicate_error_r,
         }
     )
 
@@ -399,7 +473,8 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
     if beliefs.empty:
         raise BiaslabError("the entrenchment logs contain no judged beliefs")
     setups = []
-    traj_key = ["source", "model", "domain", "mode", "system_prompt"]
+    settings: list[list[str]] = []
+    traj_key = ["source", "model", "domain", "mode", "system_prompt", "baseline_setting"]
     for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
         keys = tuple(str(k) for k in key)
         keyed = dict(zip(SETUP_KEY, keys, strict=True))
@@ -408,12 +483,13 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
             mask &= (trajectories[column].astype(str) == keyed[column]).to_numpy()
         mask &= (trajectories["judge"] == keyed["judge"]).to_numpy()
         setups.append(setup_result(keys, group, trajectories[mask]))
+        settings.append(sorted(group["urn_setting"].unique()))
     baselines = {
-        (s.judge, s.belief_construct, s.judge_mode): s
+        (s.judge, s.belief_construct, s.judge_mode, s.baseline_setting): s
         for s in setups
         if s.source == "judge_baseline"
     }
-    setups = [_with_baseline(s, baselines) for s in setups]
+    setups = [_with_baseline(s, u, baselines) for s, u in zip(setups, settings, strict=True)]
     return EntrenchmentResults(
         alpha=ALPHA,
         n_beliefs=len(beliefs),

@@ -4,13 +4,15 @@ text: a reply that cannot be read is an :class:`Reading` with ``value=None`` and
 One belief (prefix mode, self-report), tried in order: JSON (after stripping a BOM, whitespace and
 ``` fences) — ``{"belief": x}``, ``{"probability": x}``, a bare number or numeric string; else the
 first balanced ``{...}`` in the text; else a ``belief: x`` pair; else a lone percentage; else a lone
-number in [0, 1]. ``"70%"`` and 70 both mean 0.70 (``rescaled``); NaN, infinities, booleans,
-negatives and values above 100 are refused.
+number in [0, 1]. ``"70%"`` and 70 both mean 0.70 (the bare one is marked ``rescaled``), but a
+bare number in (1, 10) — ``1.5``, ``7`` — is unparsed: it may be a 0-10 score, odds or a typo as
+well as a percentage. NaN, infinities, booleans, negatives and values above 100 are refused.
 
 N + 1 beliefs (paper mode): ``{"beliefs": [...]}`` or a bare list, of numbers or of objects with a
 ``belief`` (or ``probability``) field, aligned by ``id`` when ids are given (duplicates or gaps
 refused); else every ``"belief": x`` pair in the text, accepted only if the count is exact. A wrong
-count is never padded, truncated or interpolated.
+count is never padded, truncated or interpolated, and a list is read on one scale: all
+probabilities, or all percentages — a list mixing the two is refused (see :func:`_collect`).
 """
 
 from __future__ import annotations
@@ -33,11 +35,22 @@ _NUMBER_RE = re.compile(r"(?<![\w.])(?P<num>\d*\.\d+|\d+)(?![\w.%])")
 _KEYS = ("belief", "probability", "p", "prob")
 
 
+#: a bare number above 1 is read as a percentage only if the reply's largest one is at least this;
+#: below it ("1.5", "7") it may be a 0-10 score, odds or a typo, so the reply is unparsed
+PERCENT_FROM = 10.0
+_Number = tuple[float, bool]  # the number as written, and whether a percent sign followed it
+
+
 @dataclass(frozen=True)
 class Reading:
+    """One belief, or why there is none. ``rescaled``: a bare number above 1 read as a percentage
+    (``stated`` is that number); ``percent``: written with a percent sign."""
+
     value: float | None
     error: str | None = None
     rescaled: bool = False
+    percent: bool = False
+    stated: float | None = None
 
 
 @dataclass(frozen=True)
@@ -53,36 +66,48 @@ def _clean(text: str) -> str:
     return _FENCE_RE.sub("", text).strip()
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> _Number | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return float(value), False
     if isinstance(value, str):
         text = value.strip()
         percent = text.endswith("%")
         try:
-            number = float(text.rstrip("%").strip())
+            return float(text.rstrip("%").strip()), percent
         except ValueError:
             return None
-        return number / 100.0 if percent else number
     return None
 
 
-def _checked(value: float | None, percent_sign: bool = False) -> Reading:
-    if value is None:
+def _checked(number: _Number | None) -> Reading:
+    """One number as a probability: with a percent sign it is divided by 100; bare, a value in
+    [0, 1] is taken as it is and one in (1, 100] is marked ``rescaled`` (a percentage, if the
+    scale check of the whole reply agrees)."""
+    if number is None:
         return Reading(None, "no number")
+    value, percent = number
     if not math.isfinite(value):
         return Reading(None, f"not a finite number ({value})")
-    if percent_sign:
-        value /= 100.0
     if value < 0:
         return Reading(None, f"negative probability ({value})")
+    if percent:
+        if value > 100:
+            return Reading(None, f"percentage above 100 ({value}%)")
+        return Reading(value / 100.0, percent=True)
     if value > 100:
         return Reading(None, f"probability above 100 ({value})")
     if value > 1:
-        return Reading(value / 100.0, rescaled=True)
+        return Reading(value / 100.0, rescaled=True, stated=value)
     return Reading(value)
+
+
+def _one_scale(reading: Reading) -> Reading:
+    """A lone bare number above 1 is a percentage only from :data:`PERCENT_FROM` up."""
+    if reading.rescaled and reading.stated is not None and reading.stated < PERCENT_FROM:
+        return Reading(None, f"ambiguous scale: {reading.stated:g} is not in [0, 1]")
+    return reading
 
 
 def _balanced(text: str, opener: str) -> str | None:
@@ -127,7 +152,7 @@ def _load(text: str) -> Any:
     return None
 
 
-def _from_object(data: Any) -> float | str | None:
+def _from_object(data: Any) -> _Number | str | None:
     """A belief from parsed JSON; ``"absent"`` when the JSON holds no belief field."""
     if isinstance(data, dict):
         for key in _KEYS:
@@ -149,24 +174,26 @@ def read_belief(text: str) -> Reading:
     if data is not None:
         found = _from_object(data)
         if found != "absent":
-            if isinstance(data, bool) or found is None:
+            if isinstance(data, bool) or not isinstance(found, tuple):
                 return Reading(None, "the JSON belief is not a number")
-            assert isinstance(found, float)
-            return _checked(found)
+            return _one_scale(_checked(found))
     pairs = list(_PAIR_RE.finditer(cleaned))
     if pairs:
-        last = pairs[-1]
-        return _checked(float(last.group("num")), bool(last.group("pct")))
+        return _one_scale(_checked(_pair_number(pairs[-1])))
     percents = {m.group("num") for m in _PERCENT_RE.finditer(cleaned)}
     if len(percents) == 1:
-        return _checked(float(percents.pop()), True)
+        return _checked((float(percents.pop()), True))
     if len(percents) > 1:
         return Reading(None, "several percentages and no belief field")
     numbers = {float(m.group("num")) for m in _NUMBER_RE.finditer(cleaned)}
     unit = {n for n in numbers if 0.0 <= n <= 1.0}
     if len(unit) == 1 and len(numbers) == 1:
-        return _checked(unit.pop())
+        return _checked((unit.pop(), False))
     return Reading(None, "no single probability in the reply")
+
+
+def _pair_number(match: re.Match[str]) -> _Number:
+    return float(match.group("num")), bool(match.group("pct"))
 
 
 def _items(data: Any) -> list[Any] | None:
@@ -190,7 +217,7 @@ def read_beliefs(text: str, expected: int) -> Readings:
             return Readings(
                 None, f"{len(pairs)} beliefs found, {expected} needed", count=len(pairs)
             )
-        readings = [_checked(float(m.group("num")), bool(m.group("pct"))) for m in pairs]
+        readings = [_checked(_pair_number(m)) for m in pairs]
         return _collect(readings, expected)
     values: dict[int, Reading] = {}
     with_ids = all(isinstance(x, dict) and "id" in x for x in items) and bool(items)
@@ -211,16 +238,24 @@ def read_beliefs(text: str, expected: int) -> Readings:
 
 
 def _collect(readings: list[Reading], expected: int) -> Readings:
+    """The list's values on one scale. Bare numbers above 1 make the list percentages (``70``
+    means 0.70) only when no other bare number lies in (0, 1] — a list mixing the two scales
+    (``[0.5, 60, 0.7]``) is refused, never guessed at, so paper mode asks again — and the largest
+    is at least :data:`PERCENT_FROM`. Zero, and numbers written with a percent sign, fit either."""
     bad = [r for r in readings if r.value is None]
     if bad:
         return Readings(None, f"unreadable belief: {bad[0].error}", count=expected - len(bad))
-    values = [r.value for r in readings if r.value is not None]
-    # one scale for the whole list: if any value needed rescaling, all are percentages
-    if any(r.rescaled for r in readings):
-        raw = [r.value * 100.0 if r.rescaled else r.value for r in readings if r.value is not None]
-        values = [v / 100.0 for v in raw]
-        return Readings(tuple(values), rescaled=True, count=expected)
-    return Readings(tuple(values), count=expected)
+    values = tuple(r.value for r in readings if r.value is not None)
+    stated = [r.stated for r in readings if r.rescaled and r.stated is not None]
+    if not stated:
+        return Readings(values, count=expected)
+    unit = [r.value for r in readings if not (r.rescaled or r.percent) and r.value]
+    if unit:
+        error = f"mixed scales: {unit[0]:g} and {stated[0]:g} (probabilities and percentages?)"
+        return Readings(None, error, count=expected)
+    if max(stated) < PERCENT_FROM:
+        return Readings(None, f"ambiguous scale: {max(stated):g} is not in [0, 1]", count=expected)
+    return Readings(values, rescaled=True, count=expected)
 
 
 # ---------------------------------------------------------------------------------------------

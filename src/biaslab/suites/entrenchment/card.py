@@ -28,12 +28,10 @@ def _headline_setup(setups: list[SetupResult]) -> SetupResult | None:
 
 
 def _baseline_se(results: EntrenchmentResults, setup: SetupResult) -> float | None:
+    """The SE of the baseline beside ``setup`` (same judge, construct, judge mode, urn settings)."""
+    key = ("judge", "belief_construct", "judge_mode", "baseline_setting")
     for base in results.baseline_setups():
-        if (base.judge, base.belief_construct, base.judge_mode) == (
-            setup.judge,
-            setup.belief_construct,
-            setup.judge_mode,
-        ):
+        if all(getattr(base, k) == getattr(setup, k) for k in key):
             return base.m_se
     return None
 

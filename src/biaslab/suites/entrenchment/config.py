@@ -7,14 +7,12 @@ prompt x domain x belief construct x judge mode; everything here but the model a
 from __future__ import annotations
 
 import datetime as dt
-import types
-import typing
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from biaslab.errors import BiaslabError
+from biaslab.suites.params import resolve_params
 
 Domain = Literal["urn", "claims", "forecastbench", "perspectrum"]
 Mode = Literal["cot", "debate"]
@@ -101,7 +99,9 @@ PARAMETER_DOCS: dict[str, str] = {
     "pooled: the judge's stated probability, P(yes token) from the judge's logprobs, the "
     "reasoner's own report",
     "judge_replicates": "1-3 — judge every prefix this many times (distinct cache scopes and "
-    "prompt wordings); 2 gives the instrumental-variable M",
+    "prompt wordings); 2 gives the instrumental-variable M, which corrects only the noise the "
+    "replicates do not share (the judge baseline shows what it leaves); a judge at temperature "
+    "0 is fine, the wordings differ",
     "judge_baseline": "true | false — also send built-in Bayesian urn trajectories through the "
     "same judge (its M is the pipeline's own artefact)",
     "baseline_n": "questions in the judge baseline (default: --n)",
@@ -124,59 +124,4 @@ PARAMETER_DOCS: dict[str, str] = {
 
 def resolve_config(preset: str | None, overrides: Mapping[str, str]) -> Config:
     """The preset (default: ``default``) with ``-p key=value`` overrides; one-line errors."""
-    preset = preset or "default"
-    if preset not in PRESETS:
-        raise BiaslabError(
-            f"unknown entrenchment preset {preset!r} (presets: {', '.join(PRESETS)})"
-        )
-    values: dict[str, Any] = dict(PRESETS[preset])
-    for key, raw in overrides.items():
-        values[key] = _parse_value(key, raw)
-    try:
-        return Config(**values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        prefix = f"{where}: " if where else ""
-        raise BiaslabError(f"bad entrenchment parameter {prefix}{message}") from None
-
-
-def _parse_value(key: str, raw: str) -> Any:
-    field = Config.model_fields.get(key)
-    if field is None:
-        valid = ", ".join(Config.model_fields)
-        raise BiaslabError(f"unknown entrenchment parameter {key!r} (valid: {valid})")
-    try:
-        return _convert(field.annotation, raw.strip())
-    except ValueError as exc:
-        raise BiaslabError(f"bad value for entrenchment parameter {key}: {raw!r} ({exc})") from None
-
-
-def _convert(annotation: Any, raw: str) -> Any:
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is Literal:
-        if raw not in args:
-            raise ValueError(f"expected one of {', '.join(map(str, args))}")
-        return raw
-    if origin in (types.UnionType, typing.Union):
-        if raw.lower() in ("none", "null", ""):
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], raw)
-    if origin is tuple:
-        return tuple(_convert(args[0], part.strip()) for part in raw.split(",") if part.strip())
-    if annotation is bool:
-        if raw.lower() in ("true", "1", "yes", "on"):
-            return True
-        if raw.lower() in ("false", "0", "no", "off"):
-            return False
-        raise ValueError("expected true or false")
-    if annotation is int:
-        return int(raw)
-    if annotation is float:
-        return float(raw)
-    if annotation is dt.date:
-        return dt.date.fromisoformat(raw)
-    return raw
+    return resolve_params(Config, "entrenchment", PRESETS, preset or "default", overrides)

@@ -9,11 +9,14 @@ Judge baseline (``judge_baseline=true``, the default): ``baseline_n`` (default `
 items whose reasoning is fixed text written by the built-in Bayesian policy (the same text the
 ``biaslab/urn-bayes`` agent writes), stored in the item. The task sends them through the same judge
 as the model's trajectories, without calling the model, so a run measures the judge pipeline's own
-M on reasoning known to be a martingale.
+M on reasoning known to be a martingale. Every item records the run's urn settings
+(``urn_setting``: draws, urn shares, prior range), so the analysis pairs a model's M only with a
+baseline made under the same settings.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -29,14 +32,16 @@ from biaslab.suites.entrenchment import loaders, urn
 from biaslab.suites.entrenchment.config import Config
 from biaslab.suites.entrenchment.prompts import SYSTEM_PROMPTS, cot_prompt, debate_opening
 
-GENERATOR_VERSION = "entrenchment-1"
+GENERATOR_VERSION = "entrenchment-2"
 SUITE = "entrenchment"
 YES, NO = "yes", "no"
 
 
 @dataclass(frozen=True)
 class Question:
-    """A yes/no question as the judge (``proposition``) and the reasoner (``reasoner_text``) see it."""
+    """A yes/no question as the judge (``proposition``) and the reasoner (``reasoner_text``: in a
+    debate, both debaters) see it. They differ only on the urn domain, where the evidence (the
+    draws) is given to the reasoner and reaches the judge only through the reasoning."""
 
     key: str
     proposition: str
@@ -90,20 +95,36 @@ def _urn_problem(config: Config, rng: random.Random) -> urn.UrnProblem:
     )
 
 
+def urn_setting(config: Config) -> str:
+    """The urn settings that shape a urn question (and the judge baseline's trajectories)."""
+    return (
+        f"{config.draws} draws, red A {config.urn_a:g} / B {config.urn_b:g}, "
+        f"prior U({config.prior_low:g}, {config.prior_high:g})"
+    )
+
+
+def urn_setting_key(config: Config) -> str:
+    """A short stable hash of :func:`urn_setting`, part of every urn question's id: question
+    ``i`` of seed ``s`` under 6 draws is not the same question under 10."""
+    return hashlib.sha256(urn_setting(config).encode("utf-8")).hexdigest()[:8]
+
+
 def urn_questions(config: Config, seed: int, n: int) -> list[Question]:
+    key = urn_setting_key(config)
     out = []
     for i in range(n):
         problem = _urn_problem(config, item_random(seed, "urn", i))
-        out.append(_urn_question(problem, f"{SUITE}-urn-{seed}-{i:04d}"))
+        out.append(_urn_question(problem, f"{SUITE}-urn-{key}-{seed}-{i:04d}"))
     return out
 
 
 def baseline_questions(config: Config, seed: int, n: int) -> list[Question]:
     """Urn questions whose reasoning is the built-in Bayesian policy's text."""
+    key = urn_setting_key(config)
     out = []
     for i in range(n):
         problem = _urn_problem(config, item_random(seed, "baseline", i))
-        question = _urn_question(problem, f"{SUITE}-baseline-{seed}-{i:04d}")
+        question = _urn_question(problem, f"{SUITE}-baseline-{key}-{seed}-{i:04d}")
         out.append(replace(question, fixed_steps=tuple(urn.agent_steps(problem))))
     return out
 
@@ -186,7 +207,7 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
             if opener == YES
             else (question.option_no, question.option_yes)
         )
-        prompt = debate_opening(question.proposition, side, other, opens=True)
+        prompt = debate_opening(question.reasoner_text, side, other, opens=True)
     else:
         prompt = cot_prompt(question.reasoner_text, question.cot_hint)
     gold = "" if question.outcome is None else (YES if question.outcome else NO)
@@ -215,6 +236,7 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
             "yes_first": yes_first,
             "opener": opener,
             "outcome": question.outcome,
+            "urn_setting": urn_setting(config),
             "detail": detail,
         },
     )

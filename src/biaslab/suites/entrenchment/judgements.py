@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from biaslab.records import AnswerRecord
+from biaslab.suites.entrenchment.config import Construct, Domain, JudgeMode, Mode, SystemPrompt
 
 Source = Literal["model", "judge_baseline"]
 RAW_CHARS = 300  # raw judge replies are kept (truncated) so unparsed ones can be inspected
@@ -23,22 +24,24 @@ class BeliefRecord(AnswerRecord):
     ``belief`` is always P(the item's yes option), whichever option the judge was asked about
     (``asked_yes``); ``None`` when the reply could not be read (``error`` says why). ``failed``
     marks every belief of a trajectory the paper-mode judge could not score (after one retry).
+    ``urn_setting`` is the run's urn settings (those of a urn question, and of the judge baseline
+    beside any question).
     """
 
     record: Literal["belief"] = "belief"
     question: str
     source: Source
-    domain: str
-    mode: str
-    system_prompt: str
-    belief_construct: str
-    judge_mode: str
+    domain: Domain
+    mode: Mode
+    system_prompt: SystemPrompt
+    belief_construct: Construct
+    judge_mode: JudgeMode
     replicate: int = Field(ge=0)
     step: int = Field(ge=0)
     n_steps: int = Field(ge=0)
     side: str | None = None
     round: int | None = None
-    belief: float | None
+    belief: float | None = Field(ge=0.0, le=1.0)
     parsed: bool
     asked_yes: bool
     rescaled: bool = False
@@ -46,8 +49,9 @@ class BeliefRecord(AnswerRecord):
     retried: bool = False
     error: str | None = None
     raw: str = ""
-    exact: float | None = None
+    exact: float | None = Field(default=None, ge=0.0, le=1.0)
     outcome: int | None = None
+    urn_setting: str | None = None
 
 
 class TrajectoryRecord(AnswerRecord):
@@ -57,12 +61,13 @@ class TrajectoryRecord(AnswerRecord):
     record: Literal["trajectory"] = "trajectory"
     question: str
     source: Source
-    domain: str
-    mode: str
-    system_prompt: str
-    judge_mode: str
+    domain: Domain
+    mode: Mode
+    system_prompt: SystemPrompt
+    judge_mode: JudgeMode
     n_steps: int = Field(ge=0)
     n_steps_raw: int = Field(ge=0)
     capped: bool
     failure: str | None = None
     outcome: int | None = None
+    urn_setting: str | None = None

@@ -15,6 +15,8 @@ model under test and the judge) so the Inspect solver and the in-process benchma
 from __future__ import annotations
 
 import math
+import re
+import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,16 +32,38 @@ from inspect_ai.model import (
 )
 
 from biaslab.answers import label_probabilities
+from biaslab.errors import BiaslabError
 from biaslab.schema import Item
 from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps
-from biaslab.suites.entrenchment.config import Config
-from biaslab.suites.entrenchment.judgements import RAW_CHARS, BeliefRecord, TrajectoryRecord
+from biaslab.suites.entrenchment.config import (
+    Config,
+    Construct,
+    Domain,
+    JudgeMode,
+    Mode,
+    SystemPrompt,
+)
+from biaslab.suites.entrenchment.judgements import (
+    RAW_CHARS,
+    BeliefRecord,
+    Source,
+    TrajectoryRecord,
+)
 
 #: (messages, config, cache policy or None = the caller's default) -> model output
 Ask = Callable[[list[ChatMessage], GenerateConfig, CachePolicy | None], Awaitable[ModelOutput]]
 TOP_LOGPROBS = 5
 TOKENS_PER_BELIEF = 16
+
+
+def _choice(meta: dict[str, Any], key: str, kind: Any) -> Any:
+    """``meta[key]`` checked against the values of the Literal type ``kind``."""
+    value = str(meta.get(key))
+    allowed = typing.get_args(kind)
+    if value not in allowed:
+        raise BiaslabError(f"entrenchment item: {key} {value!r} is not one of {', '.join(allowed)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -48,10 +72,10 @@ class ItemView:
 
     item_id: str
     question: str
-    source: str
-    domain: str
-    mode: str
-    system_prompt: str
+    source: Source
+    domain: Domain
+    mode: Mode
+    system_prompt: SystemPrompt
     system: str | None
     prompt: str
     proposition: str
@@ -64,6 +88,7 @@ class ItemView:
     outcome: int | None
     exact: tuple[float, ...] | None
     fixed_steps: tuple[str, ...] | None
+    urn_setting: str | None = None
 
     @classmethod
     def of(cls, item: Item) -> ItemView:
@@ -73,10 +98,10 @@ class ItemView:
         return cls(
             item_id=item.id,
             question=str(meta["question"]),
-            source=str(meta["source"]),
-            domain=str(meta["domain"]),
-            mode=str(meta["mode"]),
-            system_prompt=str(meta["system_prompt"]),
+            source=_choice(meta, "source", Source),
+            domain=_choice(meta, "domain", Domain),
+            mode=_choice(meta, "mode", Mode),
+            system_prompt=_choice(meta, "system_prompt", SystemPrompt),
             system=item.system,
             prompt=item.turns[0].prompt,
             proposition=str(detail["proposition"]),
@@ -89,6 +114,7 @@ class ItemView:
             outcome=None if meta.get("outcome") is None else int(meta["outcome"]),
             exact=tuple(float(v) for v in exact) if exact is not None else None,
             fixed_steps=tuple(str(s) for s in steps) if steps is not None else None,
+            urn_setting=None if meta.get("urn_setting") is None else str(meta["urn_setting"]),
         )
 
     @property
@@ -139,7 +165,10 @@ async def reason(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
 
 
 async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
-    """Two instances of the model, each with its own conversation; speeches alternate."""
+    """Two instances of the model, each with its own conversation; speeches alternate. Both are
+    given the question as the reasoner sees it (on the urn domain, with the draws): the debate is
+    over the evidence, and the judge learns of it only from the speeches, as from a chain of
+    thought."""
     first = view.opener
     second = "no" if first == "yes" else "yes"
     system = [ChatMessageSystem(content=view.system)] if view.system else []
@@ -149,7 +178,7 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
             *system,
             ChatMessageUser(
                 content=prompts.debate_opening(
-                    view.proposition, view.option(second), view.option(first), opens=False
+                    view.reasoner_text, view.option(second), view.option(first), opens=False
                 )
             ),
         ],
@@ -180,8 +209,8 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    construct: str
-    judge_mode: str  # "prefix" (also for logprob and self-report) or "trajectory"
+    construct: Construct
+    judge_mode: JudgeMode  # "prefix" (also for logprob and self-report) or "trajectory"
     replicate: int
     step: int | None  # the prefix length; None = every step (trajectory mode)
     messages: tuple[ChatMessage, ...]
@@ -241,7 +270,7 @@ def _prefix_request(
     view: ItemView,
     reasoning: Reasoning,
     config: Config,
-    construct: str,
+    construct: Construct,
     replicate: int,
     step: int,
     labels: tuple[str, str],
@@ -251,24 +280,10 @@ def _prefix_request(
     tags = tags[:step] if tags is not None else None
     limit = GenerateConfig(max_tokens=config.judge_max_tokens)
     if construct == "self_report":
-        messages: list[ChatMessage] = (
-            [ChatMessageSystem(content=view.system)] if view.system else []
-        )
-        if step == 0:
-            messages.append(
-                ChatMessageUser(
-                    content=prompts.self_report_opening(view.reasoner_text, view.target)
-                )
-            )
-        else:
-            messages += [
-                ChatMessageUser(content=view.prompt),
-                ChatMessageAssistant(content="\n\n".join(shown)),
-                ChatMessageUser(content=prompts.self_report_prompt(view.target)),
-            ]
         return JudgeRequest(
-            construct, "prefix", replicate, step, tuple(messages), limit, None, to_model=True
-        )
+            construct, "prefix", replicate, step, _self_report(view, shown), limit, None,
+            to_model=True,
+        )  # fmt: skip
     if construct == "judge_logprob":
         text = prompts.logprob_prompt(
             view.proposition, view.options, view.target, shown, tags, labels, replicate
@@ -298,6 +313,26 @@ def _prefix_request(
     )
 
 
+def _self_report(view: ItemView, shown: Sequence[str]) -> tuple[ChatMessage, ...]:
+    """The model's own conversation cut after ``shown`` steps, then the self-report question.
+
+    Every step, b_0 included, is asked in this one template, so a change of belief is never a
+    change of prompt. With no step written there is no reasoning turn: the question follows the
+    reasoning prompt in the same user message (two user messages in a row break chat templates
+    that require alternating roles, and an empty assistant turn is refused by some providers).
+    """
+    messages: list[ChatMessage] = [ChatMessageSystem(content=view.system)] if view.system else []
+    ask = prompts.self_report_prompt(view.target)
+    if not shown:
+        return (*messages, ChatMessageUser(content=f"{view.prompt}\n\n{ask}"))
+    return (
+        *messages,
+        ChatMessageUser(content=view.prompt),
+        ChatMessageAssistant(content="\n\n".join(shown)),
+        ChatMessageUser(content=ask),
+    )
+
+
 def _yes_belief(view: ItemView, value: float | None) -> float | None:
     if value is None:
         return None
@@ -316,7 +351,7 @@ def _record(
     exact = view.exact[step] if view.source == "judge_baseline" and view.exact else None
     return BeliefRecord(
         question=view.question,
-        source=view.source,  # type: ignore[arg-type]  # validated by the model
+        source=view.source,
         domain=view.domain,
         mode=view.mode,
         system_prompt=view.system_prompt,
@@ -332,20 +367,49 @@ def _record(
         asked_yes=view.asked_yes,
         exact=exact,
         outcome=view.outcome,
+        urn_setting=view.urn_setting,
         **extra,
     )
 
 
-def _alternatives(output: ModelOutput) -> list[dict[str, float]]:
+_ANSWER_MARK_RE = re.compile(r"answer\s*[:=]", re.I)
+
+
+def token_alternatives(output: ModelOutput) -> tuple[list[str], list[dict[str, float]]]:
+    """Each generated token and its alternatives (token text -> logprob)."""
     choice = output.choices[0] if output.choices else None
     if choice is None or choice.logprobs is None:
-        return []
-    out = []
+        return [], []
+    tokens, out = [], []
     for position in choice.logprobs.content:
         options = {alt.token: alt.logprob for alt in position.top_logprobs or []}
         options.setdefault(position.token, position.logprob)
+        tokens.append(position.token)
         out.append(options)
-    return out
+    return tokens, out
+
+
+def answer_probabilities(output: ModelOutput, labels: Sequence[str]) -> dict[str, float] | None:
+    """The label distribution at the answer token: the first token after the reply's last
+    ``Answer:`` whose alternatives start a label. The shared
+    :func:`~biaslab.answers.label_probabilities` reads the *last* token that starts a label,
+    which is the answer token only when nothing follows it; a judge may go on ("Answer: yes — no
+    doubt about it"). A reply without the marker falls back to the shared rule."""
+    tokens, alternatives = token_alternatives(output)
+    text, ends = "", []
+    for token in tokens:
+        text += token
+        ends.append(len(text))
+    marks = list(_ANSWER_MARK_RE.finditer(text))
+    if not marks:
+        return label_probabilities(alternatives, labels)
+    start = marks[-1].end()
+    for end, options in zip(ends, alternatives, strict=True):
+        if end > start:
+            probs = label_probabilities([options], labels)
+            if probs is not None:
+                return probs
+    return None
 
 
 async def run_request(
@@ -359,7 +423,7 @@ async def run_request(
         return await _read_trajectory(view, reasoning, request, ask, output)
     assert request.step is not None
     if request.construct == "judge_logprob":
-        probs = label_probabilities(_alternatives(output), request.labels)
+        probs = answer_probabilities(output, request.labels)
         value = probs["yes"] if probs is not None else None
         error = None if probs is not None else "no logprobs for a yes/no answer token"
         return [_record(view, reasoning, request, request.step, value, error=error, raw=raw)]
@@ -389,7 +453,7 @@ async def _read_trajectory(
         follow_up = [
             *request.messages,
             ChatMessageAssistant(content=output.completion),
-            ChatMessageUser(content=prompts.trajectory_retry(readings.count, n)),
+            ChatMessageUser(content=prompts.trajectory_retry(readings.error or "unreadable", n)),
         ]
         output = await ask(follow_up, request.config, request.cache)
         readings = read_beliefs(output.completion, n + 1)
@@ -413,7 +477,7 @@ async def _read_trajectory(
 def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> TrajectoryRecord:
     return TrajectoryRecord(
         question=view.question,
-        source=view.source,  # type: ignore[arg-type]
+        source=view.source,
         domain=view.domain,
         mode=view.mode,
         system_prompt=view.system_prompt,
@@ -423,4 +487,5 @@ def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> T
         capped=reasoning.n_raw > len(reasoning.steps),
         failure=reasoning.failure,
         outcome=view.outcome,
+        urn_setting=view.urn_setting,
     )

@@ -10,11 +10,19 @@ per draw ending in their stated belief (:data:`~.urn.BELIEF_SENTENCE`), so a jud
 
 Asked for a self-report they give their last stated belief. Judge:
 
-* ``judge-reader?noise=SD``: reads the last belief stated in the prefix it is shown (else the prior
-  stated in the question, else 0.5) and adds Normal(0, SD) noise in log-odds, drawn from a hash of
-  the request, so each prefix and each replicate wording gets its own draw. It answers all three
-  judge prompts: prefix (one JSON belief), trajectory (N + 1 beliefs, each from the steps up to its
-  id) and the yes/no logprob verdict (its belief as the answer token's distribution).
+* ``judge-reader?noise=SD&rho=R``: reads the last belief stated in the prefix it is shown (else the
+  prior stated in the question, else 0.5) and adds Normal(0, SD) noise in log-odds. The noise is
+  drawn from a hash of the request, so each prefix and each replicate wording gets its own draw;
+  with ``rho`` > 0 a share ``rho`` of its variance is drawn from what is shown instead (question,
+  target, steps), the same in every wording, so two replicates' errors correlate ``rho`` — the
+  judge an instrument cannot fully correct. Like a judge at temperature 0, it answers the same
+  text the same way: two questions whose prompts are identical (on the urn domain, the step-0
+  prompts of questions with the same stated prior and presentation: 23% of questions share theirs
+  with another at 100 questions, mean over 50 seeds) share their noise draw, as the prompt carries
+  no question id to key it on.
+  It answers all three judge prompts: prefix (one JSON belief), trajectory (N + 1 beliefs, each
+  from the steps up to its id) and the yes/no logprob verdict (its belief as the answer token's
+  distribution).
 
 The generic ``oracle`` answers these prompts as ``urn-bayes`` / a noiseless ``judge-reader``.
 """
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +46,7 @@ from biaslab.agents.base import (
     register_reasoner,
     reject_unknown_params,
 )
+from biaslab.seeding import stable_hash
 from biaslab.suites.entrenchment import prompts, urn
 
 SUITE = "entrenchment"
@@ -65,11 +75,27 @@ def stated_belief(texts: Sequence[str], options: tuple[str, str], target: str) -
     return None
 
 
-def _noisy(p: float, sd: float, request: Request, *key: object) -> float:
+def _noisy(
+    p: float,
+    sd: float,
+    rho: float,
+    request: Request,
+    view: prompts.JudgeView,
+    upto: int,
+    *key: object,
+) -> float:
+    """``p`` plus Normal(0, sd) log-odds noise: a share ``rho`` of its variance drawn from what the
+    judge is shown (the question, the target and the steps up to ``upto``), the same in every
+    replicate wording; the rest from the whole request, so each wording draws its own."""
     if sd <= 0:
         return p
     p = min(max(p, CLIP), 1.0 - CLIP)
-    logit = math.log(p / (1.0 - p)) + request.rng("judge-noise", *key).gauss(0.0, sd)
+    own = request.rng("judge-noise", *key).gauss(0.0, sd)
+    if rho > 0:
+        content = (view.proposition, view.options, view.target, *view.steps[:upto])
+        shared = random.Random(stable_hash("judge-noise-shared", *content)).gauss(0.0, sd)
+        own = math.sqrt(rho) * shared + math.sqrt(1.0 - rho) * own
+    logit = math.log(p / (1.0 - p)) + own
     return 1.0 / (1.0 + math.exp(-logit))
 
 
@@ -79,9 +105,11 @@ def _belief_json(p: float) -> str:
 
 @dataclass
 class JudgeReader(Agent):
-    """Reads the belief stated in the prefix it is shown, plus log-odds noise of SD ``noise``."""
+    """Reads the belief stated in the prefix it is shown, plus log-odds noise of SD ``noise``
+    whose replicates correlate ``rho`` (see :func:`_noisy`)."""
 
     noise: float = 0.0
+    rho: float = 0.0
 
     def distribution(self, request: Request, reasoner: Reasoner | None) -> Distribution:
         return {label: 1.0 / len(request.labels) for label in request.labels}
@@ -91,6 +119,9 @@ class JudgeReader(Agent):
         found = stated_belief(texts, view.options, view.target)
         return 0.5 if found is None else found
 
+    def noisy(self, view: prompts.JudgeView, upto: int, request: Request, *key: object) -> float:
+        return _noisy(self.belief(view, upto), self.noise, self.rho, request, view, upto, *key)
+
     def respond(self, request: Request) -> tuple[str, Distribution | None]:
         view = prompts.read_judge_prompt(request.prompt)
         if view is None:
@@ -98,11 +129,10 @@ class JudgeReader(Agent):
         if view.kind == "trajectory":
             n = view.n_expected if view.n_expected is not None else len(view.steps)
             beliefs = [
-                {"id": k, "belief": round(_noisy(self.belief(view, k), self.noise, request, k), 4)}
-                for k in range(n + 1)
+                {"id": k, "belief": round(self.noisy(view, k, request, k), 4)} for k in range(n + 1)
             ]
             return json.dumps({"beliefs": beliefs}), None
-        p = _noisy(self.belief(view, len(view.steps)), self.noise, request)
+        p = self.noisy(view, len(view.steps), request)
         if view.kind == "logprob":
             distribution = {"yes": p, "no": 1.0 - p}
             return f"Answer: {'yes' if p >= 0.5 else 'no'}", distribution
@@ -137,7 +167,8 @@ def self_report(request: Request) -> str:
     options = (urn.YES_OPTION, urn.NO_OPTION)
     if target not in options:
         options = ("yes", "no")
-    texts = [m.text for m in request.messages[:-1]] + [request.prompt.split("\n\nBefore any")[0]]
+    texts = [m.text for m in request.messages[:-1]]
+    texts.append(request.prompt.split(prompts.SELF_REPORT_START)[0])  # b_0: the question itself
     found = stated_belief(texts, options, target)
     return _belief_json(0.5 if found is None else found)
 
@@ -171,10 +202,12 @@ class EntrenchmentReasoner:
 
 def _factory(name: str, key: str | None, default: float, lo: float, hi: float) -> None:
     def make(params: Mapping[str, str]) -> Agent:
-        reject_unknown_params(name, params, [key] if key else [])
+        allowed = ["noise", "rho"] if name == "judge-reader" else [key] if key else []
+        reject_unknown_params(name, params, allowed)
         value = float_param(params, key, default, lo, hi) if key else default
         if name == "judge-reader":
-            return JudgeReader(name=name, params=dict(params), noise=value)
+            rho = float_param(params, "rho", 0.0, 0.0, 1.0)
+            return JudgeReader(name=name, params=dict(params), noise=value, rho=rho)
         if name == "urn-entrenched":
             return UrnAgent(name=name, params=dict(params), against=value)
         if name == "urn-overreactive":
@@ -191,7 +224,7 @@ DOCS = {
     "urn-overreactive": "Urn domain: every draw counts c times (biaslab/urn-overreactive?c=2): "
     "M < 0.",
     "judge-reader": "Entrenchment judge: reads the belief stated in the prefix, plus log-odds "
-    "noise (biaslab/judge-reader?noise=0.5).",
+    "noise whose replicates correlate rho (biaslab/judge-reader?noise=0.5&rho=0.5).",
 }
 
 register_reasoner(EntrenchmentReasoner())

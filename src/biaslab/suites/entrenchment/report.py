@@ -8,7 +8,7 @@ from biaslab.report.tables import markdown_table, text_table
 from biaslab.suites.entrenchment.results import EntrenchmentResults, SetupResult
 
 _MAIN = ("#", "setup", "questions", "pairs", "steps", "M", "CR1 95% CI", "p", "MDE", "M_IV",
-         "judge baseline [CI]")  # fmt: skip
+         "judge baseline [CI]", "baseline M_IV [CI]", "baseline error r")  # fmt: skip
 _DETAIL = ("#", "setup", "M classical p", "bins p", "first→last", "M side", "side effect", "M round",
            "Brier first", "Brier final", "unparsed", "failed", "notes")  # fmt: skip
 
@@ -17,14 +17,18 @@ def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:
     return None if lo is None or hi is None else (lo, hi)
 
 
+def _with_ci(value: float | None, lo: float | None, hi: float | None) -> object:
+    if value is None or lo is None or hi is None:
+        return value
+    return f"{value:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
 def _main_row(index: int, s: SetupResult) -> list[object]:
-    baseline = s.m_judge_baseline
-    if baseline is not None and s.m_judge_baseline_lo is not None:
-        baseline_text: object = (
-            f"{baseline:.3f} [{s.m_judge_baseline_lo:.3f}, {s.m_judge_baseline_hi:.3f}]"
-        )
-    else:
-        baseline_text = baseline
+    baseline = _with_ci(s.m_judge_baseline, s.m_judge_baseline_lo, s.m_judge_baseline_hi)
+    baseline_iv = _with_ci(
+        s.m_iv_judge_baseline, s.m_iv_judge_baseline_lo, s.m_iv_judge_baseline_hi
+    )
+    error_r = s.replicate_error_r if s.source == "judge_baseline" else s.judge_baseline_error_r
     return [
         index,
         s.label,
@@ -36,7 +40,9 @@ def _main_row(index: int, s: SetupResult) -> list[object]:
         s.m_p,
         s.m_mde,
         s.m_iv,
-        baseline_text,
+        baseline,
+        baseline_iv,
+        error_r,
     ]
 
 
@@ -163,7 +169,11 @@ def report(results: EntrenchmentResults, out_dir: Path) -> str:
         "df; MDE is the smallest |M| detectable with 80% power. `judge baseline` is the same "
         "judge's M on built-in Bayesian urn reasoning — what the pipeline produces by itself — "
         "shown beside M, never subtracted (it is M's null in `results.json`: `m_null*`). M_IV "
-        "corrects judge noise with a second judge replicate.",
+        "instruments each judge replicate's prior by the other's: it removes the part of the "
+        "noise bias due to noise that is independent across replicates and additive, not noise "
+        "they share, nor the shrinkage of log-odds noise; `baseline M_IV` is what it leaves with "
+        "this judge (the baseline's true M is 0) and `baseline error r` the correlation of the "
+        "replicates' log-odds errors on the baseline, where the exact posterior is known.",
         markdown_table(_MAIN, rows),
         markdown_table(_DETAIL, details),
     ]

@@ -3,6 +3,8 @@ baselines among them, and the decisions the analysis made."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 RESULTS_SCHEMA_VERSION = 1
@@ -37,11 +39,17 @@ class SetupResult(_Model):
 
     A setup is source x model x judge x domain x mode x system prompt x construct x judge mode;
     ``source="judge_baseline"`` rows are the judge's own M on built-in Bayesian urn reasoning.
-    ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise);
+    ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise; ``"none"``
+    when no standard error was computed — CR1 refused below 10 questions, or M undefined);
     ``m_judge_baseline*`` is the same judge's M on built-in Bayesian reasoning, reported beside
-    ``m`` and never subtracted from it; it is also M's null in the shared null fields
+    ``m`` and never subtracted from it; ``m_iv_judge_baseline*`` is that baseline's M_IV — the
+    bias M_IV leaves with this judge, since the baseline's true M is 0 — and
+    ``judge_baseline_error_r`` the correlation of its two replicates' log-odds errors against the
+    exact posterior (``replicate_error_r`` on the baseline setup itself, with
+    ``judge_logit_rmse``). ``m_judge_baseline`` is also M's null in the shared null fields
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
-    ``decisions``).
+    ``decisions``). ``baseline_setting`` names the urn settings (draws, urn shares, prior range)
+    of the judge baseline: its own for a baseline setup, the matched one's for a model setup.
     """
 
     source: str
@@ -52,6 +60,7 @@ class SetupResult(_Model):
     system_prompt: str
     belief_construct: str
     judge_mode: str
+    baseline_setting: str = ""
     look_ahead: bool
     n_questions: int
     n_trajectories: int
@@ -61,7 +70,7 @@ class SetupResult(_Model):
     m_lo: float | None
     m_hi: float | None
     m_p: float | None
-    se_type: str
+    se_type: Literal["CR1", "classical", "none"]
     m_se: float | None = None
     m_mde: float | None = None
     m_intercept: float | None = None
@@ -89,6 +98,10 @@ class SetupResult(_Model):
     m_judge_baseline: float | None = None
     m_judge_baseline_lo: float | None = None
     m_judge_baseline_hi: float | None = None
+    m_iv_judge_baseline: float | None = None
+    m_iv_judge_baseline_lo: float | None = None
+    m_iv_judge_baseline_hi: float | None = None
+    judge_baseline_error_r: float | None = None
     n_judge_baseline_questions: int = 0
     m_side: float | None = None
     m_side_lo: float | None = None
@@ -104,6 +117,8 @@ class SetupResult(_Model):
     brier_final: float | None = None
     n_brier: int = 0
     judge_logit_rmse: float | None = None
+    replicate_error_r: float | None = None
+    n_error_pairs: int = 0
     n_judgements: int = 0
     unparsed_rate: float | None = None
     n_failed_trajectories: int = 0
@@ -116,7 +131,8 @@ class SetupResult(_Model):
     @property
     def label(self) -> str:
         if self.source == "judge_baseline":
-            return f"judge baseline | {self.judge} | {self.belief_construct} | {self.judge_mode}"
+            parts = ["judge baseline", self.judge, self.belief_construct, self.judge_mode]
+            return " | ".join([*parts, self.baseline_setting] if self.baseline_setting else parts)
         parts = [
             self.model,
             self.judge,

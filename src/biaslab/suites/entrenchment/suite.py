@@ -85,7 +85,7 @@ SUITE = Suite(
     name="entrenchment",
     description="Belief entrenchment (Martingale score): chain-of-thought or debate trajectories "
     "judged prefix by prefix by a judge model; M with CR1 by question, the IV correction for "
-    "judge noise and the judge's own baseline on Bayesian urn reasoning.",
+    "independent judge noise and the judge's own baseline on Bayesian urn reasoning.",
     generator_version=_generate.GENERATOR_VERSION,
     default_preset="default",
     default_n=100,

@@ -40,16 +40,16 @@ from biaslab.suites.entrenchment.pipeline import (
 from biaslab.tasks import TaskSettings, item_dataset, task_metadata
 
 
-def asker(model: Model, *, default_cache: bool) -> Ask:
-    """An :data:`Ask` over an Inspect model. Judge calls carry their own cache policy; the model
-    under test keeps whatever caching the eval configured."""
+def asker(model: Model) -> Ask:
+    """An :data:`Ask` over an Inspect model. A call with a cache policy (every judge call) uses
+    it; one without (the model under test) keeps whatever caching the eval configured."""
 
     async def ask(
         messages: list[ChatMessage], config: GenerateConfig, cache: CachePolicy | None
     ) -> ModelOutput:
-        if cache is None and not default_cache:
+        if cache is None:
             return await model.generate(messages, config=config)
-        return await model.generate(messages, config=config, cache=cache or False)
+        return await model.generate(messages, config=config, cache=cache)
 
     return ask
 
@@ -72,8 +72,8 @@ def trajectory_solver(config: dict[str, Any]) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         view = ItemView.of(Item.model_validate(state.metadata["item"]))
         judge = judge_model()
-        ask_model = asker(get_model(), default_cache=False)
-        ask_judge = asker(judge, default_cache=True)
+        ask_model = asker(get_model())
+        ask_judge = asker(judge)
         reasoning = await reason(view, resolved, ask_model)
         if reasoning.transcript:
             state.messages = list(reasoning.transcript)

@@ -1,0 +1,287 @@
+"""Labelling a planned conversation: replay its statements through :class:`Premises` and give
+every event its gold answer from the one resolver, its effect, distance and on/off-path flag; and
+make sure the sections revise (:func:`ensure_revisions`)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from biaslab.suites.defeasible.config import Topology
+from biaslab.suites.defeasible.conversation import (
+    Claim,
+    ClassProperty,
+    ExceptionFact,
+    Fact,
+    Implication,
+    KindOf,
+    Premises,
+    Section,
+    Statement,
+    Update,
+    effect_of,
+    link_key,
+    statement_link,
+)
+from biaslab.suites.defeasible.lexicon import Domain
+from biaslab.suites.defeasible.network import Link, Network
+from biaslab.suites.defeasible.resolver import resolve
+
+
+@dataclass
+class Plan:
+    """A conversation before labelling: sections of statements plus what rendering and meta need."""
+
+    topology: Topology
+    domain: Domain
+    sections: list[Section]
+    classes: frozenset[str] = frozenset()  # named with "a"/"an"
+    definite: frozenset[str] = frozenset()  # named with "the"
+    #: links whose undirected hops define ``distance`` (grows when a cross-link is revealed)
+    structure: set[tuple[str, str]] = field(default_factory=set)
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: (section, its constant gold) -> (update to replace or None, the update that revises it)
+    decider: Decider | None = None
+
+
+#: what makes a section whose gold never changes revise (see :func:`ensure_revisions`)
+Decider = Callable[[Section, str], tuple[Update | None, Update] | None]
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One revealed event with its gold labels and analysis facts."""
+
+    section: int
+    update: Update | None  # None for the section opening
+    gold_before: str | None
+    gold: str
+    added: tuple[Link, ...]
+    removed: tuple[Link, ...]
+    node: str | None = None
+    distance: int | None = None
+    distance_to_property: int | None = None
+    on_path: bool | None = None
+    update_type: str = "initial"
+
+    @property
+    def effect(self) -> str | None:
+        return None if self.gold_before is None else effect_of(self.gold_before, self.gold)
+
+
+def updated_node(statement: Statement, subject: str) -> str | None:
+    """The node an update is about: the property for the subject's own facts, else the link's
+    source (another object, a class, a rule's antecedent; a cross-link's lower class)."""
+    if isinstance(statement, Claim):
+        statement = statement.content
+    if isinstance(statement, Fact | ExceptionFact):
+        link_src = statement.entity
+        dst = statement.prop if isinstance(statement, Fact) else statement.rule.dst
+        return dst if link_src == subject else link_src
+    if isinstance(statement, Implication):
+        return statement.src
+    if isinstance(statement, ClassProperty):
+        return statement.cls
+    if isinstance(statement, KindOf):
+        return statement.child if statement.child != subject else statement.parent
+    return None
+
+
+class StructureGraph:
+    """The undirected graph ``distance`` is measured on (grows as cross-links are revealed)."""
+
+    def __init__(self, edges: Iterable[tuple[str, str]]) -> None:
+        self.neighbours: dict[str, set[str]] = {}
+        for a, b in edges:
+            self.add(a, b)
+
+    def add(self, a: str, b: str) -> None:
+        self.neighbours.setdefault(a, set()).add(b)
+        self.neighbours.setdefault(b, set()).add(a)
+
+    def hops(self, start: str, goal: str) -> int | None:
+        """Shortest-path length, None if unconnected (or a node is not in the graph)."""
+        if start == goal:
+            return 0
+        if start not in self.neighbours or goal not in self.neighbours:
+            return None
+        seen = {start: 0}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            for other in self.neighbours[node]:
+                if other not in seen:
+                    if other == goal:
+                        return seen[node] + 1
+                    seen[other] = seen[node] + 1
+                    queue.append(other)
+        return None
+
+
+def on_path(network: Network, subject: str, prop: str, link: Link) -> bool:
+    """Whether ``link`` lies on a route from the subject to the property: its source is the
+    subject or positively reachable from it, and its target is the property or reaches it by
+    positive links and one last link of either sign (the link's own sign does not matter: a
+    negative link on the route blocks it)."""
+    forward = {subject}
+    stack = [subject]
+    while stack:
+        for out in network.out_links(stack.pop()):
+            if out.positive and out.dst not in forward:
+                forward.add(out.dst)
+                stack.append(out.dst)
+    if link.src not in forward:
+        return False
+    if link.dst == prop:
+        return True
+    backward = {into.src for into in network.in_links(prop)}
+    stack = list(backward)
+    while stack:
+        for into in network.in_links(stack.pop()):
+            if into.positive and into.src not in backward:
+                backward.add(into.src)
+                stack.append(into.src)
+    return link.dst in backward
+
+
+@dataclass
+class _Replay:
+    """Labelling state between sections (what a section's labels depend on)."""
+
+    premises: Premises
+    structure: StructureGraph
+    network: Network
+    events: list[Labelled]
+
+    def snapshot(self) -> _Replay:
+        return _Replay(
+            copy.deepcopy(self.premises),
+            copy.deepcopy(self.structure),
+            self.network,
+            list(self.events),
+        )
+
+
+def _label_section(state: _Replay, section: Section) -> None:
+    subject, prop = section.hypothesis.subject, section.hypothesis.prop
+    before = set(state.network.links)
+    for statement in section.pretext:
+        state.premises.add(statement)
+    state.network = state.premises.network
+    gold: str = resolve(state.network, subject, prop)
+    state.events.append(
+        Labelled(section.index, None, None, gold, *_delta(before, state.network.links))
+    )
+    for update in section.updates:
+        before = set(state.network.links)
+        state.premises.add(update.statement)
+        state.network = state.premises.network
+        state.events.append(
+            _label_update(section, update, gold, before, state.network, state.structure)
+        )
+        if isinstance(update.statement, KindOf):  # measured before it shortens anything
+            state.structure.add(update.statement.child, update.statement.parent)
+        gold = state.events[-1].gold
+
+
+def _replay(
+    plan: Plan, state: _Replay, start: int = 0, snapshots: list[_Replay] | None = None
+) -> tuple[list[Labelled], Network]:
+    for section in plan.sections[start:]:
+        if snapshots is not None:
+            snapshots.append(state.snapshot())
+        _label_section(state, section)
+    return state.events, state.network
+
+
+def label_plan(plan: Plan) -> tuple[list[Labelled], Network]:
+    """Replay the plan through :class:`Premises` and label every event with :func:`resolve`;
+    also return the final network."""
+    premises = Premises()
+    return _replay(plan, _Replay(premises, StructureGraph(plan.structure), premises.network, []))
+
+
+def _constant(labelled: Sequence[Labelled], section: int) -> str | None:
+    """The section's gold if it never changes, else None."""
+    golds = {event.gold for event in labelled if event.section == section}
+    return golds.pop() if len(golds) == 1 else None
+
+
+def ensure_revisions(
+    plan: Plan, rng: random.Random, cap: int | None = None
+) -> tuple[list[Labelled], Network]:
+    """Label the plan; give each section whose gold never changes one update that revises it
+    (the plan's decider; replacing an update or inserting one at a random place), then relabel
+    (from the first changed section on: what comes before it is unchanged). A conversation of
+    sections that never revise tests nothing about belief revision."""
+    premises = Premises()
+    state = _Replay(premises, StructureGraph(plan.structure), premises.network, [])
+    snapshots: list[_Replay] = []
+    labelled, network = _replay(plan, state, snapshots=snapshots if plan.decider else None)
+    if plan.decider is None:
+        return labelled, network
+    first_changed: int | None = None
+    for number, section in enumerate(plan.sections):
+        gold = _constant(labelled, section.index)
+        found = None if gold is None else plan.decider(section, gold)
+        if found is None:
+            continue
+        old, new = found
+        updates = list(section.updates)
+        if old is not None:
+            updates[updates.index(old)] = new
+        elif cap is None or len(updates) < cap:
+            updates.insert(rng.randint(0, len(updates)), new)
+        plan.sections[number] = replace(section, updates=tuple(updates))
+        first_changed = number if first_changed is None else first_changed
+    if first_changed is None:
+        return labelled, network
+    return _replay(plan, snapshots[first_changed], start=first_changed)
+
+
+def _label_update(
+    section: Section,
+    update: Update,
+    gold_before: str,
+    before: set[Link],
+    network: Network,
+    structure: StructureGraph,
+) -> Labelled:
+    subject, prop = section.hypothesis.subject, section.hypothesis.prop
+    node = updated_node(update.statement, subject)
+    asserted = statement_link(update.statement)
+    relevant = asserted is not None and on_path(network, subject, prop, asserted)
+    measured = node is not None and update.update_type != "distractor"
+    added, removed = _delta(before, network.links)
+    return Labelled(
+        section=section.index,
+        update=update,
+        gold_before=gold_before,
+        gold=resolve(network, subject, prop),
+        added=added,
+        removed=removed,
+        node=node,
+        distance=structure.hops(subject, node) if measured and node else None,
+        distance_to_property=structure.hops(prop, node) if measured and node else None,
+        on_path=relevant,
+        update_type=_final_type(update.update_type, relevant),
+    )
+
+
+def _final_type(planned: str, relevant: bool) -> str:
+    """Class exceptions off the subject's ancestry (at reveal time) are sibling-branch updates."""
+    if planned == "class-exception" and not relevant:
+        return "sibling-branch"
+    return planned
+
+
+def _delta(before: set[Link], after: Iterable[Link]) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
+    now = set(after)
+    return (
+        tuple(sorted(now - before, key=link_key)),
+        tuple(sorted(before - now, key=link_key)),
+    )
