@@ -73,6 +73,7 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
 SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
+    "fallacy": "biaslab.suites.fallacy.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
     "entrenchment": "biaslab.suites.entrenchment.suite",
 }
