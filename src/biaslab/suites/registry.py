@@ -56,6 +56,8 @@ class Suite:
     parsers: Mapping[str, AnswerParser] = field(default_factory=dict)
     #: results -> model -> the suite's cell of the bias card (:mod:`biaslab.card`), or None
     card: Callable[[Any], Mapping[str, CardCell]] | None = None
+    #: (results, a model,score CSV) -> results with correlations to a capability score, or None
+    capability: Callable[[Any, Path], BaseModel] | None = None
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

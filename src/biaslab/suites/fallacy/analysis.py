@@ -402,3 +402,8 @@ def capability_correlations(
 def with_capability(results: FallacyResults, scores: Mapping[str, float]) -> FallacyResults:
     """The results with the capability correlations filled in (what ``--capability`` does)."""
     return results.model_copy(update={"capability": capability_correlations(results, scores)})
+
+
+def apply_capability(results: FallacyResults, path: Path) -> FallacyResults:
+    """``--capability FILE.csv``: the correlations of FallacyRate with the scores in the file."""
+    return with_capability(results, read_capability(path))

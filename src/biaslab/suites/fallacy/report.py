@@ -83,7 +83,7 @@ def _capability_lines(results: FallacyResults) -> list[str]:
         value = (
             f"{fmt(stat.statistic)} (p = {fmt(stat.pvalue)})"
             if stat.defined
-            else f"— ({stat.reason})"
+            else f"n/a ({stat.reason})"
         )
         lines.append(f"  {label}: {value}")
     if cap.missing:

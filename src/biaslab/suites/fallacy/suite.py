@@ -6,49 +6,22 @@ Nothing here imports PyETR: it runs only in the suite's worker processes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from biaslab.records import AnswerRecord
 from biaslab.schema import Item, Turn
 from biaslab.suites.fallacy import config as _config
 from biaslab.suites.fallacy import generate as _generate
-from biaslab.suites.registry import Suite
+from biaslab.suites.registry import Suite, lazy
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-
-def _analyze(frame: pd.DataFrame) -> BaseModel:
-    from biaslab.suites.fallacy.analysis import analyze
-
-    return analyze(frame)
-
-
-def _tables(results: Any) -> str:
-    from biaslab.suites.fallacy.report import tables
-
-    return tables(results)
-
-
-def _report(results: Any, out_dir: Path) -> str:
-    from biaslab.suites.fallacy.report import report
-
-    return report(results, out_dir)
+    pass
 
 
 def _read_view(turn: Turn, item: Item, completion: str) -> AnswerRecord:
     from biaslab.suites.fallacy.scoring import read_view
 
     return read_view(turn, item, completion)
-
-
-def _card(results: Any) -> Any:
-    from biaslab.suites.fallacy.card import card_cells
-
-    return card_cells(results)
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
@@ -68,9 +41,10 @@ SUITE = Suite(
     resolve_config=_config.resolve_config,
     generate=_generate.generate,
     label_stats=_label_stats,
-    analyze=_analyze,
-    tables=_tables,
-    report=_report,
+    analyze=lazy("biaslab.suites.fallacy.analysis", "analyze"),
+    tables=lazy("biaslab.suites.fallacy.report", "tables"),
+    report=lazy("biaslab.suites.fallacy.report", "report"),
     parsers={_generate.PARSER: _read_view},
-    card=_card,
+    card=lazy("biaslab.suites.fallacy.card", "card_cells"),
+    capability=lazy("biaslab.suites.fallacy.analysis", "apply_capability"),
 )
