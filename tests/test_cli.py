@@ -295,7 +295,7 @@ def test_tokenbias_generate_run_analyze(tmp_path: Path, capsys: pytest.CaptureFi
     assert all(test["accuracy_original"] == 1.0 for test in results["tests"])
 
 
-@pytest.mark.parametrize("command", ["suites", "resolve", "generate"])
+@pytest.mark.parametrize("command", ["suites", "resolve", "generate", "generate-fallacy"])
 def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Path) -> None:
     net = tmp_path / "net.json"
     net.write_text(json.dumps({"edges": [{"from": "a", "to": "b", "sign": "+"}]}))
@@ -303,13 +303,16 @@ def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Pa
         "suites": ["suites"],
         "resolve": ["resolve", str(net), "--subject", "a", "--property", "b"],
         "generate": ["generate", "defeasible", "--n", "1", "-o", str(tmp_path / "g.jsonl")],
+        # PyETR and the solvers run in the fallacy suite's worker processes only
+        "generate-fallacy": ["generate", "fallacy", "--n", "1", "-o", str(tmp_path / "f.jsonl")],
     }[command]
     code = (
         "import sys\n"
         "from biaslab.cli import main\n"
         f"assert main({args!r}) == 0\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'inspect_ai', 'pandas', 'matplotlib', 'statsmodels', 'scipy'})\n"
+        "{'inspect_ai', 'pandas', 'matplotlib', 'statsmodels', 'scipy', 'pyetr', 'pysmt', 'z3', "
+        "'pyparsing'})\n"
         "print('HEAVY:' + ','.join(heavy))\n"
     )
     result = subprocess.run(

@@ -30,6 +30,18 @@ def defeasible(
 
 
 @task
+def fallacy(
+    preset: str | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    logprobs: bool = True,
+    **params: Any,
+) -> Task:
+    """Human-like fallacies (ETR): open-ended conclusions; -T key=value sets suite parameters."""
+    return suite_task("fallacy", preset=preset, n=n, seed=seed, logprobs=logprobs, params=params)
+
+
+@task
 def tokenbias(
     preset: str | None = None,
     n: int | None = None,

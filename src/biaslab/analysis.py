@@ -91,6 +91,25 @@ def analyse(path: Path | str, suite: str | None = None) -> Analysis:
     return Analysis(results, provenance, [*log_set.skipped, *log_set.collapsed], source=str(path))
 
 
+def with_capability(analysis: Analysis, path: Path) -> Analysis:
+    """Every suite that relates its bias to a capability score (``--capability FILE.csv``) gets
+    the scores; a file no analysed suite can use is a one-line error."""
+    from biaslab.suites.registry import get_suite
+
+    results = dict(analysis.results)
+    used = False
+    for name, result in analysis.results.items():
+        hook = get_suite(name).capability
+        if hook is not None:
+            results[name] = hook(result, path)
+            used = True
+    if not used:
+        raise BiaslabError(
+            f"--capability: none of the analysed suites ({', '.join(results)}) uses capability scores"
+        )
+    return Analysis(results, analysis.provenance, analysis.notes, analysis.source)
+
+
 def document(analysis: Analysis) -> ResultsDocument:
     from biaslab import __version__
 

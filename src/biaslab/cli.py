@@ -585,12 +585,14 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path | str, suite: str | None = None) -> Any:
+def analyse_path(path: Path | str, suite: str | None = None, capability: Path | None = None) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
-    from biaslab.analysis import analyse
+    from biaslab.analysis import analyse, with_capability
 
     analysis = analyse(path, suite)
+    if capability is not None:
+        analysis = with_capability(analysis, capability)
     for line in analysis.notes:
         click.echo(f"biaslab: {line}", err=True)
     return analysis
@@ -608,7 +610,7 @@ def provenance_table(analysis: Any) -> str:
             r.suite,
             r.model,
             model_kind(r.model),
-            r.roles or "—",
+            r.roles or "none",
             r.seed,
             r.preset or "default",
             f"{r.samples_used}/{r.samples_total}",
@@ -627,13 +629,21 @@ def provenance_table(analysis: Any) -> str:
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def analyze(logs: Path | str, as_json: bool, output: Path | None, suite: str | None) -> None:
+@click.option(
+    "--capability",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="CSV model,score: correlate fallacy rates with a capability score per model.",
+)
+def analyze(
+    logs: Path | str, as_json: bool, output: Path | None, suite: str | None, capability: Path | None
+) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    analysis = analyse_path(logs, suite)
+    analysis = analyse_path(logs, suite, capability)
     if output is not None:
         write_document(analysis, output)
     if as_json:
@@ -648,11 +658,22 @@ def analyze(logs: Path | str, as_json: bool, output: Path | None, suite: str | N
 @cli.command()
 @click.argument("logs", type=LogLocation())
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
-def report(logs: Path | str, output: Path) -> None:
+@click.option(
+    "--capability",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="CSV model,score: correlate fallacy rates with a capability score per model.",
+)
+@click.option(
+    "--suite",
+    default=None,
+    help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
+)
+def report(logs: Path | str, output: Path, capability: Path | None, suite: str | None) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
-    written = write_report(analyse_path(logs), output)
+    written = write_report(analyse_path(logs, suite, capability), output)
     click.echo(f"report written to {written}")
 
 

@@ -464,7 +464,7 @@ def test_overrides_are_parsed_into_typed_values() -> None:
         ("easy", {"reveal": "sideways"}, "serial, random"),
         ("easy", {"sparsity": "0.2,1.5"}, "between 0 and 1"),
         ("easy", {"chain_length": "9,3"}, "above high end"),
-        ("medium", {}, "unknown preset"),
+        ("medium", {}, "unknown defeasible preset"),
     ],
 )
 def test_config_errors_are_one_readable_line(

@@ -33,6 +33,7 @@ PLUGIN_MODULES: list[str] = [
     "biaslab.suites.defeasible.calibrated",
     "biaslab.suites.tokenbias.reasoner",
     "biaslab.suites.entrenchment.reasoner",
+    "biaslab.suites.fallacy.reasoner",
 ]
 
 

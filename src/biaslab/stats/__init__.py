@@ -26,14 +26,21 @@ Modules, by the kind of question they answer: :mod:`~biaslab.stats.paired` (McNe
 :mod:`~biaslab.stats.agreement` (ICC, Kruskal-Wallis, CV), :mod:`~biaslab.stats.correlation`
 (correlations, Brier, proportions), :mod:`~biaslab.stats.regression` (slopes),
 :mod:`~biaslab.stats.martingale` (the Martingale score: CR1, IV, binned test, MDE),
-:mod:`~biaslab.stats.permutation` (stratified permutation nulls) and
+:mod:`~biaslab.stats.permutation` (stratified permutation nulls),
+:mod:`~biaslab.stats.proportions` (Wilson intervals, exact nulls of rates with known chances) and
 :mod:`~biaslab.stats.results` (the typed results). Import from ``biaslab.stats``.
 """
 
 from biaslab.stats._inputs import Seed
 from biaslab.stats.agreement import coefficient_of_variation, icc_2_1, kruskal
 from biaslab.stats.bootstrap import bootstrap_mean, bootstrap_mean_diff, odds_ratio
-from biaslab.stats.correlation import brier, pearson, spearman, two_proportion_ztest
+from biaslab.stats.correlation import (
+    brier,
+    exponential_fit,
+    pearson,
+    spearman,
+    two_proportion_ztest,
+)
 from biaslab.stats.martingale import (
     BinnedMeans,
     FitLine,
@@ -48,10 +55,17 @@ from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
 from biaslab.stats.permutation import (
     NULL_SUFFIXES,
+    NullResult,
     PermutationNullResult,
     null_fields,
     permutation_null,
     strata_codes,
+)
+from biaslab.stats.proportions import (
+    ExactNullResult,
+    ProportionResult,
+    bernoulli_null,
+    wilson_interval,
 )
 from biaslab.stats.regression import compare_estimates, mixed_slope, ols_slope
 from biaslab.stats.results import (
@@ -59,6 +73,7 @@ from biaslab.stats.results import (
     BootstrapResult,
     CorrelationResult,
     CVResult,
+    ExponentialFitResult,
     ICCResult,
     KruskalResult,
     McNemarResult,
@@ -77,26 +92,32 @@ __all__ = [
     "BootstrapResult",
     "CVResult",
     "CorrelationResult",
+    "ExactNullResult",
+    "ExponentialFitResult",
     "FitLine",
     "ICCResult",
     "KruskalResult",
     "MartingaleResult",
     "McNemarResult",
     "MeanDiffResult",
+    "NullResult",
     "OddsRatioResult",
     "PairedTable",
     "PermutationNullResult",
+    "ProportionResult",
     "ProportionTestResult",
     "Seed",
     "SlopeResult",
     "StatResult",
     "adjust_pvalues",
+    "bernoulli_null",
     "binned_means",
     "bootstrap_mean",
     "bootstrap_mean_diff",
     "brier",
     "coefficient_of_variation",
     "compare_estimates",
+    "exponential_fit",
     "fit_line",
     "icc_2_1",
     "kruskal",
@@ -116,4 +137,5 @@ __all__ = [
     "spearman",
     "strata_codes",
     "two_proportion_ztest",
+    "wilson_interval",
 ]

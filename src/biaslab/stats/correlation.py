@@ -19,7 +19,12 @@ from biaslab.stats._inputs import (
     _nonfinite_reason,
     _same_length,
 )
-from biaslab.stats.results import CorrelationResult, ProportionTestResult, StatResult
+from biaslab.stats.results import (
+    CorrelationResult,
+    ExponentialFitResult,
+    ProportionTestResult,
+    StatResult,
+)
 
 # --------------------------------------------------------------------------------------------------
 # Correlation, calibration, proportions
@@ -75,6 +80,57 @@ def pearson(x: npt.ArrayLike, y: npt.ArrayLike, *, ci: float = 0.95) -> Correlat
         ci=interval,
         ci_level=ci,
         ci_reason=ci_reason,
+    )
+
+
+def exponential_fit(x: npt.ArrayLike, y: npt.ArrayLike) -> ExponentialFitResult:
+    """y = a·exp(b·x) by non-linear least squares (scipy ``curve_fit``, started from the
+    log-linear fit), with the Pearson correlation of x and log y as the statistic and its p-value
+    (a straight line on a log y-axis, as capability-trend plots draw it). Rows with y ≤ 0 have no
+    logarithm and are left out (counted in the notes)."""
+    from scipy.optimize import curve_fit
+
+    xa, ya = _floats(x), _floats(y)
+    _same_length("x", xa, "y", ya)
+    keep = ya > 0
+    dropped = int((~keep).sum())
+    notes = (f"{dropped} row(s) with y <= 0 left out of the log fit",) if dropped else ()
+    xk, yk = xa[keep], ya[keep]
+    method = "exponential fit y = a*exp(b*x); r = Pearson(x, log y)"
+    common: dict[str, Any] = {"method": method, "n": len(xk), "notes": notes}
+    xa_, log_y, why = _pair_check(xk, np.log(yk) if len(yk) else yk, 3)
+    if why is not None:
+        return ExponentialFitResult(**common, defined=False, reason=why)
+    res = sps.pearsonr(xa_, log_y)
+    slope, intercept = np.polyfit(xa_, log_y, 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (a, b), _ = curve_fit(
+                lambda t, a, b: a * np.exp(b * t),
+                xa_,
+                yk,
+                p0=(float(np.exp(intercept)), float(slope)),
+                maxfev=10_000,
+            )
+        fitted = a * np.exp(b * xa_)
+        ss_res = float(((yk - fitted) ** 2).sum())
+        ss_tot = float(((yk - yk.mean()) ** 2).sum())
+        r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else None
+    except (RuntimeError, ValueError) as exc:
+        return ExponentialFitResult(
+            **common,
+            statistic=float(res.statistic),
+            pvalue=float(res.pvalue),
+            notes=(*notes, f"curve_fit failed: {exc}"),
+        )
+    return ExponentialFitResult(
+        **common,
+        statistic=float(res.statistic),
+        pvalue=float(res.pvalue),
+        a=float(a),
+        b=float(b),
+        r2=r2,
     )
 
 

@@ -17,7 +17,7 @@ vectorised statistic.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,7 @@ from biaslab.stats.results import StatResult
 
 __all__ = [
     "NULL_SUFFIXES",
+    "NullResult",
     "PermutationNullResult",
     "null_fields",
     "permutation_null",
@@ -201,7 +202,27 @@ def permutation_null(
     )
 
 
-def null_fields(name: str, result: PermutationNullResult | None) -> dict[str, float | None]:
+class NullResult(Protocol):
+    """What :func:`null_fields` reads: a permutation null or an exact one
+    (:class:`biaslab.stats.proportions.ExactNullResult`)."""
+
+    @property
+    def defined(self) -> bool: ...
+    @property
+    def statistic(self) -> float | None: ...
+    @property
+    def pvalue(self) -> float | None: ...
+    @property
+    def null_mean(self) -> float | None: ...
+    @property
+    def null_lo(self) -> float | None: ...
+    @property
+    def null_hi(self) -> float | None: ...
+    @property
+    def excess(self) -> float | None: ...
+
+
+def null_fields(name: str, result: NullResult | None) -> dict[str, float | None]:
     """The shared result fields for bias metric ``name``: ``name``, ``name_null``,
     ``name_null_lo``, ``name_null_hi``, ``name_excess``, ``name_null_p`` (``None`` where undefined)."""
     if result is None or not result.defined:

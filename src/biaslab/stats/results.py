@@ -185,6 +185,15 @@ class CorrelationResult(StatResult):
     """A correlation coefficient; ``n`` is the number of (x, y) pairs."""
 
 
+class ExponentialFitResult(StatResult):
+    """y = a·exp(b·x): ``statistic`` is the Pearson r of x and log y (with its p-value), ``a`` and
+    ``b`` the least-squares curve, ``r2`` its coefficient of determination on the original scale."""
+
+    a: float | None = None
+    b: float | None = None
+    r2: float | None = None
+
+
 class ProportionTestResult(StatResult):
     """Two-sample z-test for proportions; ``statistic`` is z, ``diff`` = p1 − p2."""
 

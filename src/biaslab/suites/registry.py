@@ -56,11 +56,26 @@ class Suite:
     parsers: Mapping[str, AnswerParser] = field(default_factory=dict)
     #: results -> model -> the suite's cell of the bias card (:mod:`biaslab.card`), or None
     card: Callable[[Any], Mapping[str, CardCell]] | None = None
+    #: (results, a model,score CSV) -> results with correlations to a capability score, or None
+    capability: Callable[[Any, Path], BaseModel] | None = None
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported on the first call: a suite's analysis, report and task pull in
+    pandas, matplotlib or Inspect, which ``biaslab generate`` and ``biaslab suites`` must not load."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"{module}.{name} (imported on first use)"
+    return call
 
 
 #: suite name -> module holding ``SUITE``; imported only when the suite is used
 SUITE_MODULES: dict[str, str] = {
     "defeasible": "biaslab.suites.defeasible.suite",
+    "fallacy": "biaslab.suites.fallacy.suite",
     "tokenbias": "biaslab.suites.tokenbias.suite",
     "entrenchment": "biaslab.suites.entrenchment.suite",
 }

@@ -14,14 +14,12 @@ objects and irrelevant attributes (answers that the polarity of the last update 
 
 from __future__ import annotations
 
-import types
-import typing
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
-from biaslab.errors import BiaslabError
+from biaslab.suites.params import resolve_params
 
 IntRange = tuple[int, int]
 FloatRange = tuple[float, float]
@@ -245,68 +243,7 @@ def resolve_config(preset: str | None, overrides: Mapping[str, str]) -> Config:
     ``-p key=value`` overrides applied; every problem is one BiaslabError line."""
     if preset is None:
         preset = overrides.get("difficulty", "easy")
-    if preset not in PRESETS:
-        raise BiaslabError(f"unknown preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
-    values: dict[str, Any] = dict(PRESETS[preset])
-    for key, raw in overrides.items():
-        values[key] = _parse_value(key, raw)
-    try:
-        return Config(**values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        if where:
-            message = f"{where}: {message}"
-        raise BiaslabError(f"bad defeasible parameter {message}") from None
-
-
-def _parse_value(key: str, raw: str) -> Any:
-    field = Config.model_fields.get(key)
-    if field is None:
-        valid = ", ".join(Config.model_fields)
-        raise BiaslabError(f"unknown defeasible parameter {key!r} (valid: {valid})")
-    try:
-        return _convert(field.annotation, raw.strip())
-    except ValueError as exc:
-        raise BiaslabError(f"bad value for {key}: {raw!r} ({exc})") from None
-
-
-def _convert(annotation: Any, raw: str) -> Any:
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is Literal:
-        if raw not in args:
-            raise ValueError(f"expected one of {', '.join(map(str, args))}")
-        return raw
-    if origin in (types.UnionType, typing.Union):
-        if raw.lower() in ("none", "null", ""):
-            return None
-        return _convert(next(a for a in args if a is not type(None)), raw)
-    if origin is tuple:
-        parts = [p.strip() for p in raw.split(",")]
-        if len(parts) == 1:
-            parts = parts * 2
-        if len(parts) != 2:
-            raise ValueError("expected 'lo,hi'")
-        return tuple(_convert(args[0], p) for p in parts)
-    if annotation is bool:
-        if raw.lower() in ("1", "true", "yes", "on"):
-            return True
-        if raw.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError("expected true or false")
-    if annotation is int:
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError("expected an integer") from None
-    if annotation is float:
-        try:
-            return float(raw)
-        except ValueError:
-            raise ValueError("expected a number") from None
-    return raw
+    return resolve_params(Config, "defeasible", PRESETS, preset, overrides)
 
 
 __all__ = ["PARAMETER_DOCS", "PRESETS", "TOPOLOGIES", "Config", "Topology", "resolve_config"]

@@ -3,49 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
+from typing import Any
 
 from biaslab.schema import Item
 from biaslab.suites.defeasible import config as _config
 from biaslab.suites.defeasible import generate as _generate
-from biaslab.suites.registry import Suite
-
-if TYPE_CHECKING:
-    import pandas as pd
+from biaslab.suites.registry import Suite, lazy
 
 GENERATOR_VERSION = "defeasible-2"
-
-
-def _analyze(frame: pd.DataFrame) -> BaseModel:
-    from biaslab.suites.defeasible.analysis import analyze
-
-    return analyze(frame)
-
-
-def _tables(results: Any) -> str:
-    from biaslab.suites.defeasible.analysis import tables
-
-    return tables(results)
-
-
-def _report(results: Any, out_dir: Path) -> str:
-    from biaslab.suites.defeasible.analysis import report
-
-    return report(results, out_dir)
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
     return _generate.label_stats(items)
 
 
-def _card(results: Any) -> Any:
-    from biaslab.suites.defeasible.card import card_cells
-
-    return card_cells(results)
-
+_ANALYSIS = "biaslab.suites.defeasible.analysis"
 
 SUITE = Suite(
     name="defeasible",
@@ -59,8 +31,8 @@ SUITE = Suite(
     resolve_config=_config.resolve_config,
     generate=_generate.generate,
     label_stats=_label_stats,
-    analyze=_analyze,
-    tables=_tables,
-    report=_report,
-    card=_card,
+    analyze=lazy(_ANALYSIS, "analyze"),
+    tables=lazy(_ANALYSIS, "tables"),
+    report=lazy(_ANALYSIS, "report"),
+    card=lazy("biaslab.suites.defeasible.card", "card_cells"),
 )

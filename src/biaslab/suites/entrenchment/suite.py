@@ -3,46 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from biaslab.schema import Item, Turn
 from biaslab.suites.entrenchment import config as _config
 from biaslab.suites.entrenchment import generate as _generate
-from biaslab.suites.registry import Suite
+from biaslab.suites.registry import Suite, lazy
 
 if TYPE_CHECKING:
-    import pandas as pd
-    from inspect_ai import Task
-
     from biaslab.records import AnswerRecord
-    from biaslab.tasks import TaskSettings
-
-
-def _analyze(frame: pd.DataFrame) -> BaseModel:
-    from biaslab.suites.entrenchment.analysis import analyze
-
-    return analyze(frame)
-
-
-def _tables(results: Any) -> str:
-    from biaslab.suites.entrenchment.report import tables
-
-    return tables(results)
-
-
-def _report(results: Any, out_dir: Path) -> str:
-    from biaslab.suites.entrenchment.report import report
-
-    return report(results, out_dir)
-
-
-def _task(items: Sequence[Item], settings: TaskSettings) -> Task:
-    from biaslab.suites.entrenchment.task import build_task
-
-    return build_task(items, settings)
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
@@ -75,12 +44,6 @@ def _describe() -> list[str]:
     ]
 
 
-def _card(results: Any) -> Any:
-    from biaslab.suites.entrenchment.card import card_cells
-
-    return card_cells(results)
-
-
 SUITE = Suite(
     name="entrenchment",
     description="Belief entrenchment (Martingale score): chain-of-thought or debate trajectories "
@@ -94,12 +57,12 @@ SUITE = Suite(
     resolve_config=_config.resolve_config,
     generate=_generate.generate,
     label_stats=_label_stats,
-    analyze=_analyze,
-    tables=_tables,
-    report=_report,
+    analyze=lazy("biaslab.suites.entrenchment.analysis", "analyze"),
+    tables=lazy("biaslab.suites.entrenchment.report", "tables"),
+    report=lazy("biaslab.suites.entrenchment.report", "report"),
     describe=_describe,
-    task=_task,
+    task=lazy("biaslab.suites.entrenchment.task", "build_task"),
     roles=("judge",),
     parsers={"belief": _belief_parser},
-    card=_card,
+    card=lazy("biaslab.suites.entrenchment.card", "card_cells"),
 )

@@ -1,0 +1,122 @@
+"""Configuration of the fallacy suite: one pydantic model, named presets, ``-p key=value`` parsing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from biaslab.errors import BiaslabError
+from biaslab.suites.fallacy.themes import THEME_KEYS
+
+Order = Literal["standard", "reversed", "both"]
+
+
+class Config(BaseModel):
+    """What to generate. ``n`` and ``seed`` are arguments of ``generate``; ``workers`` changes
+    how fast, never what, so it is left out of the recorded configuration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_atoms: int = Field(4, ge=2, le=30)
+    max_atoms: int = Field(11, ge=2, le=30)
+    quantified: float = Field(0.1, ge=0.0, le=1.0)
+    max_premises: int = Field(6, ge=2, le=10)
+    order: Order = "standard"
+    themes: tuple[str, ...] = THEME_KEYS
+    problems: str | None = None
+    workers: int | None = Field(None, ge=1, le=64, exclude=True)
+
+    @field_validator("themes")
+    @classmethod
+    def _known_themes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [t for t in value if t not in THEME_KEYS]
+        if unknown or not value:
+            raise ValueError(
+                f"unknown theme {unknown[0]!r}" if unknown else "at least one theme is needed"
+            )
+        return tuple(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _sizes(self) -> Config:
+        if self.min_atoms > self.max_atoms:
+            raise BiaslabError(
+                f"fallacy: min_atoms ({self.min_atoms}) is larger than max_atoms ({self.max_atoms})"
+            )
+        return self
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(range(self.min_atoms, self.max_atoms + 1))
+
+    @property
+    def orders(self) -> tuple[str, ...]:
+        return ("standard", "reversed") if self.order == "both" else (self.order,)
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "reversed": {"order": "reversed"},
+    "both-orders": {"order": "both"},
+    "ground": {"quantified": 0.0},
+    "quantified": {"quantified": 1.0},
+    "small": {"max_atoms": 6},
+}
+
+PARAMETER_DOCS: dict[str, str] = {
+    "min_atoms, max_atoms": "problem sizes (atoms summed over the premises); problem i gets size "
+    "min_atoms + i mod (number of sizes), so the quotas are exact (default 4..11, the paper's)",
+    "quantified": "share of problems with a quantified premise, drawn per problem (default 0.1; "
+    "0 = none, 1 = all)",
+    "max_premises": "most premises a problem may have (default 6)",
+    "order": "standard | reversed | both — premise order as presented (reversed = the whole list "
+    "reversed; both = two items per problem)",
+    "themes": "comma list of " + ", ".join(THEME_KEYS) + " (default all)",
+    "problems": "FILE.jsonl of problems to import instead of generating: one "
+    '{"id": …, "premises": ["<PyETR view>", …], "theme": …} per line (theme optional); '
+    "--n is ignored, every row becomes an item",
+    "workers": "worker processes for generation (default: cores, at most 2); never changes the output",
+}
+
+_INT_KEYS = ("min_atoms", "max_atoms", "max_premises", "workers")
+
+
+def resolve_config(
+    preset: str | None = "default", overrides: Mapping[str, str] | None = None
+) -> Config:
+    """Preset (None = "default") plus ``-p key=value`` overrides -> Config, one-line errors."""
+    preset = preset or "default"
+    if preset not in PRESETS:
+        raise BiaslabError(f"unknown fallacy preset {preset!r} (presets: {', '.join(PRESETS)})")
+    values: dict[str, Any] = dict(PRESETS[preset])
+    for key, raw in (overrides or {}).items():
+        values[key] = _parse_value(key, raw)
+    try:
+        return Config(**values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"]) or "config"
+        raise BiaslabError(f"fallacy parameter {key}: {error['msg']}") from None
+
+
+def _parse_value(key: str, raw: str) -> Any:
+    if key not in Config.model_fields:
+        valid = ", ".join(Config.model_fields)
+        raise BiaslabError(f"unknown fallacy parameter {key!r} (valid: {valid})")
+    raw = raw.strip()
+    try:
+        if key in _INT_KEYS:
+            return int(raw)
+        if key == "quantified":
+            return float(raw)
+    except ValueError:
+        raise BiaslabError(f"fallacy parameter {key}: {raw!r} is not a number") from None
+    if key == "themes":
+        return tuple(t.strip() for t in raw.split(",") if t.strip())
+    if key == "problems":
+        if not Path(raw).is_file():
+            raise BiaslabError(f"fallacy parameter problems: no such file {raw!r}")
+        return raw
+    return raw

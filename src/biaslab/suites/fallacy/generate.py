@@ -1,0 +1,316 @@
+"""Items of the fallacy suite: problems whose ETR conclusion is a fallacy, byte-reproducible.
+
+Problem i draws only from ``item_random(seed, "fallacy", i)`` (its search) and two named
+sub-streams (whether it is quantified; its theme and words), and is assigned its size
+(``min_atoms + i mod sizes``) before the search starts, so problem i is the same whether 10 or
+1000 are generated and whatever the number of workers. The search runs in pinned worker processes
+(:mod:`biaslab.suites.fallacy.workers`); rendering runs here. With ``-p problems=FILE.jsonl``
+the problems come from a file instead and are checked, not searched for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import JsonValue
+
+from biaslab.errors import BiaslabError
+from biaslab.schema import Item, Turn
+from biaslab.seeding import item_random
+from biaslab.suites.fallacy import workers
+from biaslab.suites.fallacy.config import Config
+from biaslab.suites.fallacy.render import NOTHING, prompt, view_text
+from biaslab.suites.fallacy.themes import Names, draw_names, get_theme
+from biaslab.suites.fallacy.views import Literal, MView
+
+GENERATOR_VERSION = "1"
+SUITE = "fallacy"
+PARSER = "view"
+KIND = "conclusion"
+
+
+@dataclass(frozen=True)
+class SearchTask:
+    seed: int
+    index: int
+    size: int
+    quantified: bool
+    max_premises: int
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A problem and its facts, as a worker returns them."""
+
+    premises: tuple[MView, ...]
+    facts: Any  # biaslab.suites.fallacy.solve.Facts (imported in workers only)
+    rejections: dict[str, int]
+    source: str
+
+
+def _search(task: SearchTask) -> Solved:
+    """Worker: find and analyse problem ``task.index``."""
+    from biaslab.suites.fallacy.deciders import problem_context
+    from biaslab.suites.fallacy.search import Limits, find_problem
+    from biaslab.suites.fallacy.solve import analyse
+
+    rng = item_random(task.seed, SUITE, task.index)
+    with problem_context():
+        found = find_problem(rng, task.size, Limits(task.quantified, task.max_premises))
+        facts = analyse(found.premises, found.known)
+    return Solved(found.premises, facts, dict(sorted(found.rejections.items())), "generated")
+
+
+def _import(texts: tuple[str, ...]) -> Solved | str:
+    """Worker: read and analyse an imported problem (a one-line reason if it cannot be used)."""
+    from biaslab.suites.fallacy import etr
+    from biaslab.suites.fallacy.solve import analyse
+
+    try:
+        from pyetr import View
+
+        premises = tuple(etr.from_view(View.from_str(text)).canonical() for text in texts)
+    except Exception as exc:  # PyETR's parser raises several types
+        return f"cannot read a premise as a monadic PyETR view: {type(exc).__name__}: {exc}"
+    from biaslab.suites.fallacy.deciders import problem_context
+
+    try:
+        with problem_context():
+            facts = analyse(premises)
+    except (etr.OverBudget, ValueError) as exc:
+        return f"cannot analyse the problem: {exc}"
+    return Solved(premises, facts, {}, "imported")
+
+
+def generate(config: Config, seed: int, n: int) -> list[Item]:
+    if config.problems is not None:
+        return _imported_items(config, seed, Path(config.problems))
+    sizes = config.sizes
+    tasks = [
+        SearchTask(
+            seed=seed,
+            index=i,
+            size=sizes[i % len(sizes)],
+            quantified=item_random(seed, "fallacy-quantified", i).random() < config.quantified,
+            max_premises=config.max_premises,
+        )
+        for i in range(n)
+    ]
+    count = config.workers or workers.default_workers()
+    solved = list(workers.map_ordered(_search, tasks, min(count, max(1, n))))
+    items: list[Item] = []
+    for task, problem in zip(tasks, solved, strict=True):
+        theme_rng = item_random(seed, "fallacy-theme", task.index)
+        theme = get_theme(theme_rng.choice(config.themes))
+        names = _names(problem.premises, theme.key, theme_rng)
+        problem_id = f"s{seed}-p{task.index:04d}"
+        items.extend(_items(problem_id, problem, names, config, {"size": task.size}))
+    return items
+
+
+def _names(premises: Sequence[MView], theme: str, rng: Any) -> Names:
+    constants = set().union(*(p.constants() for p in premises))
+    predicates = set().union(*(p.predicates() for p in premises))
+    return draw_names(get_theme(theme), constants, predicates, rng)
+
+
+def oracle_text(entailed: Sequence[Literal], names: Names) -> str:
+    """The strongest valid categorical conclusion over the problem's atoms, in English."""
+    if not entailed:
+        return NOTHING
+    return view_text(MView.build([list(entailed)]), names)
+
+
+def _items(
+    problem_id: str, problem: Solved, names: Names, config: Config, extra: dict[str, JsonValue]
+) -> list[Item]:
+    facts = problem.facts
+    theme = get_theme(names.theme)
+    meta: dict[str, JsonValue] = {
+        "problem_id": problem_id,
+        "source": problem.source,
+        "theme": names.theme,
+        "names": names.to_json(),
+        "n_premises": len(problem.premises),
+        "n_atoms": sum(p.n_atoms for p in problem.premises),
+        "quantified": any(p.quantified for p in problem.premises),
+        "etr_conclusion": facts.conclusion.text,
+        "etr_conclusion_reversed": facts.reversed_conclusion.text,
+        "etr_categorical": facts.conclusion.categorical,
+        "reversed_categorical": facts.reversed_conclusion.categorical,
+        "reversal_changes_conclusion": facts.conclusion.text != facts.reversed_conclusion.text,
+        "etr_endorses_conclusion": facts.endorsed,
+        "valid": None if facts.decision is None else facts.decision.entailed,
+        "deciders_agree": None if facts.decision is None else facts.decision.agree,
+        "decider_finite": None if facts.decision is None else facts.decision.finite.detail,
+        "decider_unbounded": None if facts.decision is None else facts.decision.unbounded.detail,
+        "oracle_conclusion": oracle_text(facts.entailed, names),
+        "search_rejections": dict(problem.rejections),
+        **extra,
+    }
+    if facts.conclusion.categorical and facts.conclusion.view is not None:
+        meta["etr_conclusion_english"] = view_text(facts.conclusion.view, names)
+    items = []
+    for order in config.orders:
+        shown = list(problem.premises) if order == "standard" else list(reversed(problem.premises))
+        shown_texts = list(facts.premise_texts)
+        if order == "reversed":
+            shown_texts.reverse()
+        suffix = "" if order == "standard" else "-r"
+        chance = facts.chance if order == "standard" else facts.chance_reversed
+        turn = Turn(
+            index=0,
+            prompt=prompt(shown, names, theme),
+            kind=KIND,
+            parser=PARSER,
+            gold=str(meta["oracle_conclusion"]),
+        )
+        items.append(
+            Item(
+                suite=SUITE,
+                id=f"fallacy-{problem_id}{suffix}",
+                turns=(turn,),
+                meta={**meta, "order": order, "premises": shown_texts, **_chance_meta(chance)},
+            )
+        )
+    return items
+
+
+def _chance_meta(chance: Any) -> dict[str, JsonValue]:
+    """The chance level's counts for the premises in the order shown (None: no candidates)."""
+    return {
+        "chance_size": None if chance is None else chance.size,
+        "chance_candidates": None if chance is None else chance.candidates,
+        "chance_wrong": None if chance is None else chance.wrong,
+        "chance_fallacies": None if chance is None else chance.fallacies_robust,
+        "chance_fallacies_paper": None if chance is None else chance.fallacies_paper,
+        "chance_share": None if chance is None else chance.share_robust,
+        "chance_share_paper": None if chance is None else chance.share_paper,
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# import
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Row:
+    line: int
+    id: str
+    premises: tuple[str, ...]
+    theme: str | None
+
+
+def read_problem_rows(path: Path) -> list[_Row]:
+    """Rows ``{"id": …, "premises": ["<PyETR view>", …], "theme": …}``, one per line; a bad row is
+    a one-line error naming its line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BiaslabError(f"cannot read {path}: {exc}") from exc
+    rows: list[_Row] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BiaslabError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise BiaslabError(f"{path}:{number}: expected an object")
+        unknown = sorted(set(data) - {"id", "premises", "theme"})
+        if unknown:
+            raise BiaslabError(f"{path}:{number}: unknown key {unknown[0]!r}")
+        premises = data.get("premises")
+        if (
+            not isinstance(premises, list)
+            or not premises
+            or not all(isinstance(p, str) for p in premises)
+        ):
+            raise BiaslabError(f"{path}:{number}: 'premises' must be a non-empty list of strings")
+        row_id = str(data.get("id", number))
+        if row_id in seen:
+            raise BiaslabError(f"{path}:{number}: duplicate id {row_id!r}")
+        seen.add(row_id)
+        theme = data.get("theme")
+        if theme is not None:
+            try:
+                get_theme(str(theme))
+            except BiaslabError as exc:
+                raise BiaslabError(f"{path}:{number}: {exc}") from None
+        rows.append(_Row(number, row_id, tuple(premises), None if theme is None else str(theme)))
+    if not rows:
+        raise BiaslabError(f"{path}: no problems")
+    return rows
+
+
+def _imported_items(config: Config, seed: int, path: Path) -> list[Item]:
+    rows = read_problem_rows(path)
+    count = config.workers or workers.default_workers()
+    results = list(workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))))
+    items: list[Item] = []
+    for row, result in zip(rows, results, strict=True):
+        if isinstance(result, str):
+            raise BiaslabError(f"{path}:{row.line}: {result}")
+        theme_rng = item_random(seed, "fallacy-theme", row.id)
+        theme = row.theme or theme_rng.choice(config.themes)
+        try:
+            names = _names(result.premises, theme, theme_rng)
+            problem_items = _items(f"{row.id}", result, names, config, {"line": row.line})
+        except BiaslabError as exc:
+            raise BiaslabError(f"{path}:{row.line}: {exc}") from exc
+        items.extend(problem_items)
+    return items
+
+
+# --------------------------------------------------------------------------------------------------
+# label balance
+# --------------------------------------------------------------------------------------------------
+
+
+def label_stats(items: Iterable[Item]) -> dict[str, Any]:
+    """What ``biaslab generate fallacy --stats`` prints: sizes, shapes, themes, validity, chance."""
+    problems: dict[str, dict[str, JsonValue]] = {}
+    for item in items:
+        problems.setdefault(str(item.meta["problem_id"]), dict(item.meta))
+    metas = list(problems.values())
+    rejections: Counter[str] = Counter()
+    for meta in metas:
+        raw = meta.get("search_rejections") or {}
+        assert isinstance(raw, dict)
+        rejections.update({str(k): int(v) for k, v in raw.items() if isinstance(v, int)})
+    shares = [float(v) for m in metas if isinstance(v := m.get("chance_share"), float | int)]
+    return {
+        "problems": len(metas),
+        "atoms": dict(
+            sorted(
+                Counter(int(m["n_atoms"]) for m in metas if isinstance(m["n_atoms"], int)).items()
+            )
+        ),
+        "premises": dict(
+            sorted(
+                Counter(
+                    int(m["n_premises"]) for m in metas if isinstance(m["n_premises"], int)
+                ).items()
+            )
+        ),
+        "themes": dict(sorted(Counter(str(m["theme"]) for m in metas).items())),
+        "quantified": sum(bool(m["quantified"]) for m in metas),
+        "valid": sum(m.get("valid") is True for m in metas),
+        "invalid": sum(m.get("valid") is False for m in metas),
+        "deciders_agree": sum(m.get("deciders_agree") is True for m in metas),
+        "etr_categorical": sum(m.get("etr_categorical") is True for m in metas),
+        "reversal_changes_conclusion": sum(
+            m.get("reversal_changes_conclusion") is True for m in metas
+        ),
+        "reversed_categorical": sum(m.get("reversed_categorical") is True for m in metas),
+        "chance_share_mean": sum(shares) / len(shares) if shares else None,
+        "search_rejections": dict(sorted(rejections.items())),
+    }

@@ -1,0 +1,415 @@
+"""The grammar of the suite's controlled English: a sentence (a premise or an answer) back into a
+monadic view, deterministically, over the problem's own names and the constructions the premises
+use:
+
+    sentence   := "nothing follows"-like | prefix* (conditional | disjunction)
+    prefix     := "for all" VAR | "there is some" VAR "such that"            (also every/each/exists)
+    conditional:= "if" conjunction ","? "then"? disjunction
+    disjunction:= "either"? conjunction ("or" conjunction)*
+    conjunction:= clause (("and" | "but") clause)*
+    clause     := subjects copula predicates
+                | "neither" S "nor" S copula predicates | "at least one of" S "or" S copula P
+    subjects   := subject ("and" subject)*       ("the ace and the king are red": both are)
+    predicates := "not"? P (("and" | "but") "not"? P)* | "either" P "or" P | P ("or" P)+
+                | "neither" P "nor" P
+    subject    := object | variable | "it" (the last subject)
+
+"and" binds tighter than "or"; after "and"/"or" a property continues the predicate list and a
+subject starts a new clause. Copulas are "is", "are", "must be", "is definitely" … Besides the
+premises' explicit prefixes, the usual English quantified forms of one variable are read:
+"something is P", "some card is P and Q", "there is a P card that is (also) Q", "everything is P",
+"every card that is P is Q", "all P cards are Q", "no card is P", "nothing is P".
+
+Names are matched by :mod:`biaslab.suites.fallacy.lexicon`. Any word outside the grammar and the
+problem's names fails the reading (:class:`ParseError`); what happens then (a lenient reading,
+"nothing follows") is :mod:`biaslab.suites.fallacy.reading`'s business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from biaslab.suites.fallacy.lexicon import NEGATIONS, Lexicon, Token, tokenize
+from biaslab.suites.fallacy.views import VARIABLE_NAMES, Literal, MView, Quantifier, Term
+
+
+class ParseError(ValueError):
+    pass
+
+
+DNF = list[frozenset[Literal]]
+
+
+@dataclass
+class _Parser:
+    tokens: list[Token]
+    pos: int = 0
+    bound: dict[str, Quantifier] = field(default_factory=dict)
+    prefix: list[tuple[Quantifier, str]] = field(default_factory=list)
+    last_subjects: list[Term] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ token helpers
+
+    def peek(self, offset: int = 0) -> Token | None:
+        i = self.pos + offset
+        return self.tokens[i] if i < len(self.tokens) else None
+
+    def at(self, *words: str, offset: int = 0) -> bool:
+        token = self.peek(offset)
+        return token is not None and token.kind == "word" and token.value in words
+
+    def take(self, *words: str) -> bool:
+        if self.at(*words):
+            self.pos += 1
+            return True
+        return False
+
+    def expect(self, *words: str) -> None:
+        if not self.take(*words):
+            raise ParseError(f"expected {'/'.join(words)} at {self._where()}")
+
+    def commas(self) -> None:
+        while self.peek() is not None and self.peek().kind == "comma":  # type: ignore[union-attr]
+            self.pos += 1
+
+    def _where(self) -> str:
+        token = self.peek()
+        return "end" if token is None else repr(token.value)
+
+    def done(self) -> bool:
+        self.commas()
+        return self.pos >= len(self.tokens)
+
+    # ------------------------------------------------------------------ sentence
+
+    def sentence(self) -> MView:
+        natural = self._natural_quantified()
+        if natural is not None:
+            return natural
+        while self._quantifier():
+            pass
+        self.commas()
+        conditional = self.take("if")
+        view = (
+            self._conditional()
+            if conditional
+            else MView.build(self._disjunction(), (), self.prefix)
+        )
+        if not self.done():
+            raise ParseError(f"unexpected {self._where()}")
+        return view
+
+    def _quantifier(self) -> bool:
+        start = self.pos
+        self.commas()
+        kind: Quantifier | None = None
+        if self.take("for") and self.take("all", "every", "each", "any"):
+            kind = "forall"
+        elif self.take("there") and self.take("is", "exists", "exist"):
+            self.take("some", "a", "an")
+            kind = "exists"
+        token = self.peek()
+        if kind is None or token is None or token.kind != "var":
+            self.pos = start
+            return False
+        self.pos += 1
+        if kind == "exists":
+            self.expect("such that")
+        if token.value in self.bound:
+            raise ParseError(f"variable {token.value} is quantified twice")
+        self.bound[token.value] = kind
+        self.prefix.append((kind, token.value))
+        return True
+
+    def _conditional(self) -> MView:
+        antecedent = self._disjunction(stop_at_comma=True)
+        if len(antecedent) != 1:
+            raise ParseError("an antecedent with 'or' is not supported")
+        self.commas()
+        self.take("then")
+        self.commas()
+        consequent = self._disjunction()
+        (supposition,) = antecedent
+        return MView.build([supposition | state for state in consequent], supposition, self.prefix)
+
+    def _disjunction(self, stop_at_comma: bool = False) -> DNF:
+        self.take("either")
+        states = self._conjunction(stop_at_comma)
+        while True:
+            save = self.pos
+            if not stop_at_comma:
+                self.commas()
+            if self.take("or"):
+                states = states + self._conjunction(stop_at_comma)
+            else:
+                self.pos = save
+                return _unique(states)
+
+    def _conjunction(self, stop_at_comma: bool = False) -> DNF:
+        states = self._clause()
+        while True:
+            save = self.pos
+            if not stop_at_comma:
+                self.commas()
+            if self.take("and", "but", "while", "whereas") and self._starts_clause():
+                states = [a | b for a in states for b in self._clause()]
+            else:
+                self.pos = save
+                return states
+
+    def _starts_clause(self) -> bool:
+        token = self.peek()
+        if token is None:
+            return False
+        return token.kind in ("obj", "var") or self.at(
+            "it", "they", "neither", "at least one of", "the"
+        )
+
+    # ------------------------------------------------------------------ clauses
+
+    def _clause(self) -> DNF:
+        if self.take("neither"):
+            first = self._subject()
+            self.expect("nor")
+            second = self._subject()
+            self._copula()
+            predicates = self._predicates()
+            return _product(_apply([first, second], predicates, negate=True))
+        if self.take("at least one of") or self._either_subjects():
+            subjects = [self._subject()]
+            while self.take("or", "and"):
+                subjects.append(self._subject())
+            self._copula()
+            alternatives = self._predicates()
+            return _unique(
+                [
+                    frozenset(_lit(p, term, pos) for p, pos in conj)
+                    for group in subjects
+                    for term in group
+                    for conj in alternatives
+                ]
+            )
+        subjects = [self._subject()]
+        while True:
+            save = self.pos
+            self.commas()
+            if self.at("and") and self._next_is_subject(1):
+                self.pos += 1
+            elif not (self.pos > save and self._next_is_subject(0)):
+                self.pos = save
+                break
+            subjects.append(self._subject())
+        self.last_subjects = [term for group in subjects for term in group]
+        self._copula()
+        return _product(_apply(subjects, self._predicates()))
+
+    def _either_subjects(self) -> bool:
+        """'either the ace or the king is red' (a disjunction over subjects), as opposed to a
+        sentence-level 'either A, or B'."""
+        if (
+            self.at("either")
+            and self._subject_token(self.peek(1))
+            and self.at("or", offset=2)
+            and self._subject_token(self.peek(3))
+            and self.at("is", offset=4)
+        ):
+            self.pos += 1
+            return True
+        return False
+
+    def _next_is_subject(self, offset: int) -> bool:
+        token = self.peek(offset)
+        if token is not None and token.kind == "word" and token.value == "the":
+            token = self.peek(offset + 1)
+        return self._subject_token(token)
+
+    @staticmethod
+    def _subject_token(token: Token | None) -> bool:
+        return token is not None and (
+            token.kind in ("obj", "var") or (token.kind == "word" and token.value == "it")
+        )
+
+    def _subject(self) -> list[Term]:
+        self.take("the")
+        token = self.peek()
+        if token is None:
+            raise ParseError("expected a subject at end")
+        if token.kind == "obj":
+            self.pos += 1
+            return [Term(token.value)]
+        if token.kind == "var":
+            if token.value not in self.bound:
+                raise ParseError(f"variable {token.value} is not quantified")
+            self.pos += 1
+            return [Term(token.value, True)]
+        if self.take("it", "they"):
+            if not self.last_subjects:
+                raise ParseError("a pronoun with nothing to refer to")
+            return list(self.last_subjects)
+        raise ParseError(f"expected a subject at {self._where()}")
+
+    def _copula(self) -> None:
+        self.expect("is")
+
+    def _predicates(self) -> list[list[tuple[str, bool]]]:
+        """Alternatives (outer list, disjunction) of conjunctions of (predicate, positive)."""
+        negated = self.take(*NEGATIONS)
+        if self.take("either"):
+            alternatives = [[self._property(negated)]]
+            while self.take("or"):
+                alternatives.append([self._property(negated)])
+            return alternatives
+        if self.take("neither"):
+            first = self._property(True)
+            self.expect("nor")
+            return [[first, self._property(True)]]
+        conjunction = [self._property(negated)]
+        options: list[list[tuple[str, bool]]] = []
+        while True:
+            save = self.pos
+            comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
+            self.commas()
+            if (self.take("and", "but") or comma) and self._starts_property():
+                conjunction.append(self._property(self.take(*NEGATIONS)))
+            elif self.take("or") and self._starts_property():
+                options.append(conjunction)
+                conjunction = [self._property(self.take(*NEGATIONS))]
+            else:
+                self.pos = save
+                break
+        return [*options, conjunction]
+
+    def _starts_property(self) -> bool:
+        offset = 0
+        while self.at(*NEGATIONS, "a", "an", offset=offset):
+            offset += 1
+        token = self.peek(offset)
+        return token is not None and token.kind == "prop"
+
+    def _property(self, negated: bool) -> tuple[str, bool]:
+        negated = self.take(*NEGATIONS) or negated
+        self.take("a", "an")
+        token = self.peek()
+        if token is None or token.kind != "prop":
+            raise ParseError(f"expected a property at {self._where()}")
+        self.pos += 1
+        if (noun := self.peek()) is not None and noun.kind == "kind":
+            self.pos += 1  # "a dormant program"
+        return (token.value, not negated)
+
+    # ------------------------------------------------------------------ natural quantifiers
+
+    def _natural_quantified(self) -> MView | None:
+        """'something is P', 'every card that is P is Q', 'no card is P', 'there is a P card
+        that is Q' and the like: one bound variable without a letter."""
+        start = self.pos
+        try:
+            view = self._natural()
+        except ParseError:
+            view = None
+        if view is None or not self.done():
+            self.pos = start
+            self.bound.clear()
+            self.prefix.clear()
+            return None
+        return view
+
+    def _natural(self) -> MView | None:
+        variable = next(v for v in VARIABLE_NAMES if v not in self.bound)
+        term = Term(variable, True)
+        if self.take("something", "someone", "some") or self._there_is_a():
+            before, relative = self._restriction()
+            if relative is None:
+                self._copula()
+                relative = self._property_list()
+            literals = [_lit(p, term, pos) for p, pos in before + relative]
+            return MView.build([literals], (), [("exists", variable)])
+        universal = self.take("everything", "everyone", "every", "all", "each", "anything", "any")
+        if universal or self.take("nothing", "nobody", "no", "none"):
+            before, relative = self._restriction()
+            antecedent = [_lit(p, term, pos) for p, pos in before + (relative or [])]
+            self._copula()
+            body = self._property_list()
+            if not universal:
+                if len(body) != 1:
+                    raise ParseError("'no … is P and Q' is not a conjunction of literals")
+                body = [(p, not pos) for p, pos in body]
+            consequent = [_lit(p, term, pos) for p, pos in body]
+            if not antecedent:
+                return MView.build([consequent], (), [("forall", variable)])
+            return MView.build([antecedent + consequent], antecedent, [("forall", variable)])
+        return None
+
+    def _there_is_a(self) -> bool:
+        if (
+            self.at("there")
+            and self.at("is", "exists", "exist", offset=1)
+            and self.at("a", "an", "some", "something", "someone", offset=2)
+        ):
+            self.pos += 3
+            return True
+        return False
+
+    def _restriction(self) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]] | None]:
+        """After a quantifier word: the adjectives, an optional kind noun, and the properties of
+        an optional relative clause ('that is P', None when there is none)."""
+        adjectives: list[tuple[str, bool]] = []
+        while (token := self.peek()) is not None and token.kind == "prop":
+            adjectives.append((token.value, True))
+            self.pos += 1
+        if (token := self.peek()) is not None and token.kind == "kind":
+            self.pos += 1
+        if not self.take("that", "which", "who"):
+            return adjectives, None
+        self._copula()
+        return adjectives, self._property_list()
+
+    def _property_list(self) -> list[tuple[str, bool]]:
+        options = self._predicates()
+        if len(options) != 1:
+            raise ParseError("a disjunction inside a quantified phrase")
+        return options[0]
+
+
+def _lit(predicate: str, term: Term, positive: bool) -> Literal:
+    return Literal(predicate, term, positive)
+
+
+def _apply(
+    subjects: Sequence[list[Term]], predicates: list[list[tuple[str, bool]]], negate: bool = False
+) -> list[DNF]:
+    """For each subject, the DNF "subject has the predicates"."""
+    result: list[DNF] = []
+    for group in subjects:
+        for term in group:
+            dnf = [
+                frozenset(_lit(p, term, (not pos) if negate else pos) for p, pos in conj)
+                for conj in predicates
+            ]
+            result.append(dnf)
+    return result
+
+
+def _product(dnfs: Iterable[DNF]) -> DNF:
+    states: DNF = [frozenset()]
+    for dnf in dnfs:
+        states = [a | b for a in states for b in dnf]
+    return _unique(states)
+
+
+def _unique(states: DNF) -> DNF:
+    return list(dict.fromkeys(states))
+
+
+def read_sentence(sentence: str, lexicon: Lexicon) -> MView:
+    """The strict reading of one sentence (raises :class:`ParseError`)."""
+    tokens = tokenize(sentence, lexicon)
+    if not tokens:
+        raise ParseError("empty sentence")
+    return _Parser(tokens).sentence()
+
+
+def read_premise(sentence: str, lexicon: Lexicon) -> MView:
+    """A premise of a prompt (strict reading only; raises :class:`ParseError`)."""
+    return read_sentence(sentence.strip().rstrip("."), lexicon)

@@ -1,0 +1,119 @@
+"""The words an answer may use: a problem's names, the grammar's words, and the tokenizer.
+
+Names match case-insensitively with hyphens, underscores and spaces treated alike (theme
+:func:`~biaslab.suites.fallacy.themes.normalise`), an article optional before an object, and by
+longest match, so "the ace" is one token and a theme word never splits into grammar words (the
+themes are checked for that).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from biaslab.suites.fallacy.themes import Names, normalise
+from biaslab.suites.fallacy.views import VARIABLE_NAMES
+
+GENERIC_KINDS = ("thing", "things", "object", "objects", "one", "ones", "item", "items")
+COPULAS = {"is": "is", "are": "is", "be": "is", "s": "is"}
+#: words that carry no logical content where they occur ("the ace must be red", "both are")
+FILLERS = frozenset(
+    {
+        "also", "both", "definitely", "certainly", "necessarily", "surely", "clearly", "indeed",
+        "still", "must", "therefore", "thus", "hence", "so", "always", "actually", "in", "fact",
+    }
+)  # fmt: skip
+NEGATIONS = frozenset({"not", "never"})
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # obj | prop | kind | var | word | comma
+    value: str
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The names a problem's answers may use, normalised: phrase -> logical name."""
+
+    objects: dict[str, str]
+    properties: dict[str, str]
+    kinds: frozenset[str]
+
+    @classmethod
+    def from_names(cls, names: Names, kind: Sequence[str] = ()) -> Lexicon:
+        objects: dict[str, str] = {}
+        for constant, word in names.objects.items():
+            norm = normalise(word)
+            objects[norm] = constant
+            if norm.startswith(("the ", "a ", "an ")):
+                objects.setdefault(norm.split(" ", 1)[1], constant)
+        properties = {normalise(word): predicate for predicate, word in names.properties.items()}
+        kinds = frozenset(normalise(k) for k in (*kind, *GENERIC_KINDS))
+        return cls(objects, properties, kinds)
+
+    def phrases(self) -> dict[tuple[str, ...], Token]:
+        table: dict[tuple[str, ...], Token] = {}
+        for phrase, kind in (("at least one of", "word"), ("such that", "word")):
+            table[tuple(phrase.split())] = Token(kind, phrase)
+        for phrase in sorted(self.kinds):
+            table[tuple(phrase.split())] = Token("kind", phrase)
+        for phrase, predicate in sorted(self.properties.items()):
+            table[tuple(phrase.split())] = Token("prop", predicate)
+        for phrase, constant in sorted(self.objects.items()):
+            table[tuple(phrase.split())] = Token("obj", constant)
+        return table
+
+
+def tokenize(text: str, lexicon: Lexicon) -> list[Token]:
+    """Longest match of the lexicon's phrases, then single words; commas kept as tokens."""
+    words: list[str] = []
+    for part in re.split(r"(,|;|:)", text):
+        if part in (",", ";", ":"):
+            words.append(",")
+        else:
+            words.extend(normalise(part).split())
+    words = _contractions(words)
+    table = lexicon.phrases()
+    longest = max((len(k) for k in table), default=1)
+    tokens: list[Token] = []
+    i = 0
+    while i < len(words):
+        if words[i] == ",":
+            tokens.append(Token("comma", ","))
+            i += 1
+            continue
+        for length in range(min(longest, len(words) - i), 0, -1):
+            key = tuple(words[i : i + length])
+            if key in table:
+                tokens.append(table[key])
+                i += length
+                break
+        else:
+            word = words[i]
+            if len(word) == 1 and word in VARIABLE_NAMES:
+                tokens.append(Token("var", word))
+            elif word in FILLERS:
+                pass
+            else:
+                tokens.append(Token("word", COPULAS.get(word, word)))
+            i += 1
+    return tokens
+
+
+def _contractions(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        if word == "t" and out and out[-1] in ("isn", "aren", "can", "doesn", "don", "wasn"):
+            stem = out.pop()
+            out.extend(
+                {"isn": ["is", "not"], "aren": ["are", "not"], "can": ["cannot"]}.get(
+                    stem, [stem, "not"]
+                )
+            )
+        elif word == "cannot":
+            out.append("cannot")
+        else:
+            out.append(word)
+    return out

@@ -1,0 +1,189 @@
+"""Terminal tables and the Markdown section (with a figure) of the fallacy suite's results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biaslab.report.tables import fmt, markdown_table, text_table
+from biaslab.suites.fallacy.analysis import FallacyResults
+
+_RATE_HEADER = (
+    "model",
+    "order",
+    "n",
+    "unparsed",
+    "accuracy",
+    "incorrect",
+    "fallacies",
+    "FallacyRate",
+    "95% CI",
+    "chance",
+    "chance band",
+    "excess",
+    "p",
+    "paper label",
+    "excluded",
+)
+_REVERSAL_HEADER = ("model", "pairs", "fallacies", "blocked", "blocked %", "95% CI", "z", "p")
+
+
+def _rate_rows(results: FallacyResults) -> list[list[object]]:
+    return [
+        [
+            r.model,
+            r.order,
+            r.n,
+            r.parse_failure_rate,
+            r.accuracy,
+            r.incorrect,
+            r.fallacies,
+            r.fallacy_rate,
+            r.fallacy_rate_ci,
+            r.fallacy_rate_null,
+            (r.fallacy_rate_null_lo, r.fallacy_rate_null_hi)
+            if r.fallacy_rate_null is not None
+            else None,
+            r.fallacy_rate_excess,
+            r.fallacy_rate_null_p,
+            r.fallacy_rate_paper,
+            r.excluded,
+        ]
+        for r in results.rows
+    ]
+
+
+def _reversal_rows(results: FallacyResults) -> list[list[object]]:
+    return [
+        [
+            r.model,
+            r.pairs,
+            r.fallacies_standard,
+            r.blocked,
+            r.blocked_rate,
+            r.blocked_ci,
+            r.test.statistic,
+            r.test.pvalue,
+        ]
+        for r in results.reversal
+    ]
+
+
+def _capability_lines(results: FallacyResults) -> list[str]:
+    cap = results.capability
+    if cap is None:
+        return []
+    lines = [f"capability: {cap.n_models} models with a score and a FallacyRate"]
+    for label, stat in (
+        ("Pearson r", cap.pearson),
+        ("Spearman rho", cap.spearman),
+        ("exponential fit r (x, log y)", cap.exponential),
+        ("accuracy Pearson r", cap.accuracy_pearson),
+        ("accuracy Spearman rho", cap.accuracy_spearman),
+    ):
+        value = (
+            f"{fmt(stat.statistic)} (p = {fmt(stat.pvalue)})"
+            if stat.defined
+            else f"n/a ({stat.reason})"
+        )
+        lines.append(f"  {label}: {value}")
+    if cap.missing:
+        lines.append(f"  no score for: {', '.join(cap.missing)}")
+    return lines
+
+
+def tables(results: FallacyResults) -> str:
+    parts = [
+        f"fallacy: {results.n_rows} answers; FallacyRate = fallacies / incorrect parsed answers "
+        "(robust ETR label), chance = random erring over the same problems",
+        text_table(_RATE_HEADER, _rate_rows(results)),
+    ]
+    if results.reversal:
+        parts += [
+            "",
+            "premise-order reversal (fallacies blocked):",
+            text_table(_REVERSAL_HEADER, _reversal_rows(results)),
+        ]
+    summary = results.accuracy_summary
+    if summary.models:
+        parts += [
+            "",
+            f"accuracy over {summary.models} models: mean {fmt(summary.mean)}, sd {fmt(summary.sd)}, "
+            f"min {fmt(summary.min)}, median {fmt(summary.median)}, max {fmt(summary.max)}",
+        ]
+    parts += _capability_lines(results)
+    return "\n".join(parts)
+
+
+def report(results: FallacyResults, out_dir: Path) -> str:
+    from biaslab.report.figures import bar_chart
+
+    standard = [r for r in results.rows if r.order == "standard"]
+    figure = None
+    if standard:
+        figure = bar_chart(
+            out_dir / "fallacy_rate.svg",
+            [r.model for r in standard],
+            {
+                "FallacyRate": [r.fallacy_rate for r in standard],
+                "chance level": [r.fallacy_rate_null for r in standard],
+            },
+            intervals={
+                "FallacyRate": [r.fallacy_rate_ci for r in standard],
+                "chance level": [
+                    (r.fallacy_rate_null_lo, r.fallacy_rate_null_hi)
+                    if r.fallacy_rate_null_lo is not None and r.fallacy_rate_null_hi is not None
+                    else None
+                    for r in standard
+                ],
+            },
+            title="Share of errors that are ETR-predicted fallacies",
+            ylabel="FallacyRate",
+            ylim=(0.0, 1.0),
+        )
+    summary = results.accuracy_summary
+    parts = [
+        "## Fallacies (ETR)",
+        "FallacyRate = ETR-predicted answers that do not follow logically, over all parsed answers "
+        "that do not follow (robust ETR label; the paper's exact label in its own column), with a "
+        "Wilson 95% CI. *Chance* is the rate an answerer erring on the same problems, but at "
+        "random among the categorical conclusions over each problem's atoms, would get: its exact "
+        "Poisson-binomial mean and 95% band; *p* is the one-sided exact p-value of the excess. "
+        "Models with more than 20% unparsed answers are flagged *excluded*, as in the paper.",
+        markdown_table(_RATE_HEADER, _rate_rows(results)),
+    ]
+    if figure is not None:
+        parts.append(f"![FallacyRate and chance level]({figure.name})")
+    if results.reversal:
+        parts += [
+            "### Premise-order reversal (the paper's Table 4)",
+            "Blocked = a fallacy in the standard order whose reversed-order answer is correct; the "
+            "z-test compares the fallacy proportions of the two orders (two-sided).",
+            markdown_table(_REVERSAL_HEADER, _reversal_rows(results)),
+        ]
+    if summary.models:
+        parts += [
+            "### Accuracy across models (the paper's Table 3)",
+            markdown_table(
+                ("models", "mean", "sd", "min", "Q(0.25)", "median", "Q(0.75)", "max"),
+                [
+                    [
+                        summary.models,
+                        summary.mean,
+                        summary.sd,
+                        summary.min,
+                        summary.q25,
+                        summary.median,
+                        summary.q75,
+                        summary.max,
+                    ]
+                ],
+            ),
+        ]
+    capability = _capability_lines(results)
+    if capability:
+        parts += [
+            "### FallacyRate against capability",
+            "\n".join(f"- {line.strip()}" for line in capability),
+        ]
+    parts += ["### Decisions", "\n".join(f"- {d}" for d in results.decisions)]
+    return "\n\n".join(parts)

@@ -1,0 +1,199 @@
+"""Everything the suite computes about one problem or one answer with PyETR and the deciders.
+
+These functions run in the suite's worker processes (:mod:`biaslab.suites.fallacy.workers`): the
+generator calls :func:`analyse` on every accepted or imported problem, the answer parser calls
+:func:`label_answer` on every parsed answer, and the reference agents call :func:`answer_facts`.
+Inputs and outputs are plain values (monadic views, strings, numbers), so they cross process
+boundaries as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from biaslab.suites.fallacy import etr
+from biaslab.suites.fallacy.chance import (
+    Atom,
+    ChanceLevel,
+    candidate_count,
+    candidate_view,
+    endorsable,
+    literal,
+    problem_atoms,
+    shape_size,
+    wrong_count,
+)
+from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
+from biaslab.suites.fallacy.views import Literal, MView
+
+
+@dataclass(frozen=True)
+class Facts:
+    """ETR's conclusions in both orders, their validity, the entailed literals, the chance level."""
+
+    premise_texts: tuple[str, ...]  # PyETR's text of each premise
+    conclusion: etr.Conclusion  # premises in the given order
+    reversed_conclusion: etr.Conclusion  # premises in reverse order
+    decision: Decision | None  # does the (forward) conclusion follow? None if not categorical
+    endorsed: bool | None  # does_it_follow(premises, conclusion): the paper's label of it
+    atoms: tuple[Atom, ...]
+    entailed: tuple[Literal, ...]  # sorted
+    chance: ChanceLevel | None  # premises in the given order
+    chance_reversed: ChanceLevel | None  # premises in reverse order (its own shape size)
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the generator's search has already computed about its problem."""
+
+    conclusion: etr.Conclusion
+    reversed_conclusion: etr.Conclusion
+    decision: Decision
+    endorsed: bool
+
+
+def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
+    """The facts of a problem (``known``: what the search already computed)."""
+    premises = tuple(premises)
+    views = [etr.to_view(p) for p in premises]
+    endorsed: bool | None = None
+    decision: Decision | None = None
+    if known is not None:
+        forward, backward = known.conclusion, known.reversed_conclusion
+        decision, endorsed = known.decision, known.endorsed
+    else:
+        forward = etr.conclusion(premises)
+        backward = etr.conclusion(tuple(reversed(premises)))
+        if forward.view is not None and forward.categorical:
+            decision = decide(views, etr.to_view(forward.view))
+            endorsed = etr.does_it_follow(premises, forward.view)
+    atoms = tuple(problem_atoms(premises))
+    entailed = sorted(
+        (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
+        key=Literal.sort_key,
+    )
+    chance = chance_reversed = None
+    if atoms:
+        size = shape_size(forward.view, backward.view)
+        chance = chance_level(premises, [forward, backward], atoms, set(entailed), size)
+        size_reversed = shape_size(backward.view, forward.view)
+        chance_reversed = chance
+        if size_reversed != size:
+            chance_reversed = chance_level(
+                premises, [forward, backward], atoms, set(entailed), size_reversed
+            )
+    return Facts(
+        premise_texts=tuple(v.to_str() for v in views),
+        conclusion=forward,
+        reversed_conclusion=backward,
+        decision=decision,
+        endorsed=endorsed,
+        atoms=atoms,
+        entailed=tuple(entailed),
+        chance=chance,
+        chance_reversed=chance_reversed,
+    )
+
+
+def chance_level(
+    premises: Sequence[MView],
+    conclusions: Sequence[etr.Conclusion],
+    atoms: Sequence[Atom],
+    entailed: set[Literal],
+    size: int,
+) -> ChanceLevel:
+    """Count the wrong candidates of up to ``size`` literals and the ETR-endorsed ones among them
+    (see :mod:`chance`)."""
+    endorsement = etr.Endorsement(premises)
+    concluded = [c.view for c in conclusions if c.view is not None]
+    pool = endorsable(endorsement.states(), atoms, size)
+    pool.update(endorsable([s for c in concluded for s in c.stage], atoms, size))
+    paper = robust = 0
+    for state in pool:
+        if state <= entailed:
+            continue  # a correct candidate
+        candidate = candidate_view(state)
+        if endorsement.follows(candidate):
+            paper += 1
+            robust += 1
+        elif endorsement.robust_extra(candidate, concluded):
+            robust += 1
+    return ChanceLevel(
+        atoms=len(atoms),
+        size=size,
+        entailed=len(entailed),
+        candidates=candidate_count(len(atoms), size),
+        wrong=wrong_count(len(atoms), len(entailed), size),
+        fallacies_paper=paper,
+        fallacies_robust=robust,
+    )
+
+
+@dataclass(frozen=True)
+class AnswerLabels:
+    """How one parsed answer scores."""
+
+    correct: bool | None  # entailed (the finite decider's verdict; None if undecided)
+    deciders_agree: bool
+    etr_paper: bool | None  # default_procedure_does_it_follow(premises, answer)
+    etr_robust: bool | None  # the paper's label, or with marks restored, or ETR's conclusion
+    matches_etr: bool  # equal to ETR's conclusion (either order) up to renaming and marks
+    note: str = ""
+
+
+def label_answer(
+    premises: Sequence[MView], conclusions: Sequence[MView | None], answer: MView
+) -> AnswerLabels:
+    with problem_context():
+        return _label_answer(premises, conclusions, answer)
+
+
+def _label_answer(
+    premises: Sequence[MView], conclusions: Sequence[MView | None], answer: MView
+) -> AnswerLabels:
+    views = [etr.to_view(p) for p in premises]
+    decision = decide(views, etr.to_view(answer))
+    concluded = [c for c in conclusions if c is not None]
+    bare = answer.without_issues()
+    matches = any(bare.equivalent_up_to_renaming(c.without_issues()) for c in concluded)
+    note = "" if decision.agree else f"{decision.finite.detail}; {decision.unbounded.detail}"
+    try:
+        endorsement = etr.Endorsement(premises)
+        paper = endorsement.follows(answer)
+        robust = paper or endorsement.robust_extra(answer, concluded)
+    except (etr.OverBudget, ValueError) as exc:
+        return AnswerLabels(decision.best, decision.agree, None, None, matches, f"ETR: {exc}")
+    return AnswerLabels(decision.best, decision.agree, paper, robust or matches, matches, note)
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """What the reference agents need about a problem they read from a prompt."""
+
+    conclusion: MView | None  # ETR's (premises in the order shown), when categorical
+    size: int  # the shape of the chance level's candidates (chance.shape_size)
+    atoms: tuple[Atom, ...]
+    entailed: tuple[Literal, ...]
+
+
+def agent_facts(premises: Sequence[MView]) -> AgentFacts:
+    with problem_context():
+        return _agent_facts(tuple(premises))
+
+
+def _agent_facts(premises: tuple[MView, ...]) -> AgentFacts:
+    found = etr.conclusion(premises)
+    other = etr.conclusion(tuple(reversed(premises)))
+    atoms = tuple(problem_atoms(premises))
+    views = [etr.to_view(p) for p in premises]
+    entailed = sorted(
+        (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
+        key=Literal.sort_key,
+    )
+    return AgentFacts(
+        found.view if found.categorical else None,
+        shape_size(found.view, other.view),
+        atoms,
+        tuple(entailed),
+    )

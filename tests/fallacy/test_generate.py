@@ -1,0 +1,164 @@
+"""Generated and imported items: conditions, quotas, meta, determinism across processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from biaslab.errors import BiaslabError
+from biaslab.runner import generate_items
+from biaslab.suites.fallacy.config import resolve_config
+from biaslab.suites.fallacy.generate import label_stats
+from biaslab.suites.fallacy.views import parse_pyetr, total_atoms
+
+
+@pytest.fixture(scope="module")
+def generated() -> list:  # type: ignore[type-arg]
+    return generate_items("fallacy", preset=None, n=8, seed=2, params={"order": "both"}).items
+
+
+def test_quotas_are_exact_and_every_problem_is_a_fallacy(generated: list) -> None:  # type: ignore[type-arg]
+    standard = [i for i in generated if i.meta["order"] == "standard"]
+    assert sorted(i.meta["n_atoms"] for i in standard) == list(range(4, 12))
+    for item in standard:
+        premises = [parse_pyetr(p) for p in item.meta["premises"]]
+        assert total_atoms(premises) == item.meta["n_atoms"] == item.meta["size"]
+        assert item.meta["valid"] is False and item.meta["deciders_agree"] is True
+        assert item.meta["etr_categorical"] and item.meta["etr_endorses_conclusion"]
+        assert 0 < item.meta["chance_share"] <= 1
+        turn = item.turns[0]
+        assert turn.parser == "view" and turn.labels is None
+        assert "What, if anything, follows? It is possible that nothing follows." in turn.prompt
+
+
+def test_reversed_items_reverse_the_whole_premise_list(generated: list) -> None:  # type: ignore[type-arg]
+    by_problem: dict[str, dict[str, object]] = {}
+    for item in generated:
+        by_problem.setdefault(item.meta["problem_id"], {})[item.meta["order"]] = item
+    assert len(by_problem) == 8
+    for pair in by_problem.values():
+        standard, backward = pair["standard"], pair["reversed"]
+        assert backward.meta["premises"] == list(reversed(standard.meta["premises"]))  # type: ignore[attr-defined]
+        assert backward.id == standard.id + "-r"  # type: ignore[attr-defined]
+        lines = [line for line in standard.turns[0].prompt.splitlines() if line.startswith("- ")]  # type: ignore[attr-defined]
+        back = [line for line in backward.turns[0].prompt.splitlines() if line.startswith("- ")]  # type: ignore[attr-defined]
+        assert back == list(reversed(lines))
+
+
+def test_label_stats(generated: list) -> None:  # type: ignore[type-arg]
+    stats = label_stats(generated)
+    assert stats["problems"] == 8 and stats["invalid"] == 8 and stats["deciders_agree"] == 8
+    assert sum(stats["atoms"].values()) == 8 and stats["search_rejections"]
+
+
+def _generate(tmp: Path, name: str, hash_seed: str, workers: int) -> bytes:
+    out = tmp / f"{name}.jsonl"
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    args = [
+        "generate",
+        "fallacy",
+        "--n",
+        "5",
+        "--seed",
+        "1",
+        "-p",
+        "quantified=1",
+        "-p",
+        "max_atoms=6",
+    ]
+    args += ["-p", f"workers={workers}", "-o", str(out)]
+    code = f"import sys; from biaslab.cli import main; sys.exit(main({args!r}))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    return out.read_bytes()
+
+
+def test_bytes_do_not_depend_on_hash_seed_or_workers(tmp_path: Path) -> None:
+    first = _generate(tmp_path, "a", "1", 1)
+    second = _generate(tmp_path, "b", "2", 2)
+    assert first == second
+    items = [json.loads(line) for line in first.decode().splitlines()]
+    assert all(item["meta"]["quantified"] for item in items)  # canonical names were needed
+    assert any("∀" in p or "∃" in p for item in items for p in item["meta"]["premises"])
+    assert (tmp_path / "a.meta.json").read_text() == (tmp_path / "b.meta.json").read_text()
+
+
+def test_workers_are_not_part_of_the_configuration() -> None:
+    assert "workers" not in resolve_config(None, {"workers": "2"}).model_dump()
+
+
+def test_bad_parameters_are_one_line_errors(tmp_path: Path) -> None:
+    for overrides, message in [
+        ({"order": "sideways"}, "order"),
+        ({"min_atoms": "9", "max_atoms": "5"}, "min_atoms"),
+        ({"themes": "cards,planets"}, "theme"),
+        ({"quantified": "lots"}, "not a number"),
+        ({"problems": str(tmp_path / "missing.jsonl")}, "no such file"),
+        ({"colour": "red"}, "unknown fallacy parameter"),
+    ]:
+        with pytest.raises(BiaslabError, match=message):
+            resolve_config(None, overrides)
+
+
+# --------------------------------------------------------------------------------------------------
+# import
+# --------------------------------------------------------------------------------------------------
+
+ROWS = [
+    {
+        "id": "e49",
+        "premises": ["∃x ∃y {Ace(Mary())King(x*),Jack(y)Queen(John())}", "{King(Sally()*)}"],
+        "theme": "cards",
+    },
+    {"id": "mp", "premises": ["{P(a())Q(a())}^{P(a())}", "{P(a())}"]},
+]
+
+
+def write_rows(path: Path, rows: list[object]) -> Path:
+    path.write_text(
+        "\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows)
+        + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_imported_problems_are_checked_not_searched(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "p.jsonl", ROWS)
+    items = generate_items(
+        "fallacy", preset=None, n=1, seed=0, params={"problems": str(path), "order": "both"}
+    ).items
+    assert len(items) == 4  # every row, in both orders, whatever --n says
+    e49 = next(i for i in items if i.meta["problem_id"] == "e49" and i.meta["order"] == "standard")
+    assert e49.meta["source"] == "imported" and e49.meta["theme"] == "cards"
+    assert e49.meta["etr_conclusion"] == "{Ace(Mary())}" and e49.meta["valid"] is False
+    assert e49.meta["deciders_agree"] is True and e49.meta["quantified"] is True
+    assert e49.meta["etr_conclusion_reversed"] == "{Ace(Mary())}"
+    mp = next(i for i in items if i.meta["problem_id"] == "mp" and i.meta["order"] == "standard")
+    assert mp.meta["valid"] is True and mp.meta["etr_conclusion"] == "{Q(a())}"
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ({"id": "x", "premises": []}, "non-empty list"),
+        ({"id": "x", "premises": ["{P(a()"]}, "cannot read a premise"),
+        ({"id": "x", "premises": ["{Has(a(),b())}"]}, "cannot read a premise"),
+        ({"id": "x", "premises": ["{P(a())}"], "theme": "planets"}, "unknown fallacy theme"),
+        ({"id": "x", "premises": ["{P(a())}"], "colour": 1}, "unknown key"),
+    ],
+)
+def test_a_bad_row_is_an_error_naming_its_line(tmp_path: Path, row: object, message: str) -> None:
+    path = write_rows(tmp_path / "bad.jsonl", [ROWS[1], row])
+    with pytest.raises(BiaslabError, match=rf"bad.jsonl:2: .*{message}"):
+        generate_items(
+            "fallacy", preset=None, n=1, seed=0, params={"problems": str(path), "workers": "1"}
+        )

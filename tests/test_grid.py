@@ -1,0 +1,71 @@
+"""``biaslab run all``: four suites x several models as one Inspect eval set, resumable, and a bias
+card that flags exactly the bias each reference agent was built with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from biaslab.analysis import analyse
+from biaslab.cli import main
+
+#: agent -> the one method whose bias it was built to show (None: no bias)
+BUILT_WITH = {
+    "biaslab/oracle": None,
+    "biaslab/random": None,
+    "biaslab/sticky?p=0.9": "defeasible",
+    "biaslab/token-biased": "tokenbias",
+    "biaslab/etr": "fallacy",
+    "biaslab/urn-entrenched?w=0.5": "entrenchment",
+}
+ARGS = ["--judge", "biaslab/judge-reader", "--n", "12", "-p", "entrenchment.n=40"]
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    log_dir = tmp_path_factory.mktemp("grid")
+    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
+    command = ["run", "all", *models, *ARGS, "--log-dir", str(log_dir), "--display", "none"]
+    assert main(command) == 0
+    return log_dir
+
+
+def test_a_rerun_skips_every_finished_task(grid: Path) -> None:
+    before = sorted(p.name for p in grid.glob("*.eval"))
+    assert len(before) == 4 * len(BUILT_WITH)
+    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
+    assert main(["run", "all", *models, *ARGS, "--log-dir", str(grid), "--display", "none"]) == 0
+    assert sorted(p.name for p in grid.glob("*.eval")) == before
+
+
+def test_the_card_flags_exactly_the_built_in_biases(grid: Path, tmp_path: Path) -> None:
+    card = analyse(grid).card()
+    assert card is not None
+    assert set(card.methods) == {"defeasible", "tokenbias", "fallacy", "entrenchment"}
+    flagged = {
+        row.model: sorted(m for m, cell in row.cells.items() if cell.significant)
+        for row in card.rows
+    }
+    expected = {model: [method] if method else [] for model, method in BUILT_WITH.items()}
+    assert flagged == expected
+    assert main(["report", str(grid), "-o", str(tmp_path / "report")]) == 0
+    document = json.loads((tmp_path / "report" / "results.json").read_text(encoding="utf-8"))
+    assert document["card"]["methods"] == list(card.methods)
+    markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert markdown.index("## Bias card") < markdown.index("## Defeasible")
+    assert (tmp_path / "report" / "bias_card.svg").is_file()
+    assert (tmp_path / "report" / "bias_card.png").is_file()
+
+
+def test_run_all_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["run", "all", "--model", "biaslab/oracle", "--log-dir", str(tmp_path)]
+    for extra, fragment in (
+        ((), "needs a judge model"),
+        (("--judge", "biaslab/judge-reader", "-p", "topology=linear"), "SUITE.KEY=VALUE"),
+        (("--judge", "biaslab/judge-reader", "--self-judge"), "mutually exclusive"),
+    ):
+        assert main([*base, *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and fragment in err[0], err
