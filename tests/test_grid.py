@@ -32,9 +32,20 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return log_dir
 
 
+def log_statuses(log_dir: Path) -> list[str]:
+    from inspect_ai.log import read_eval_log
+
+    out = []
+    for path in sorted(log_dir.glob("*.eval")):
+        log = read_eval_log(str(path), header_only=True)
+        error = log.error.message.splitlines()[0][:200] if log.error else ""
+        out.append(f"{path.name} {log.status} {log.eval.model} {error}")
+    return out
+
+
 def test_a_rerun_skips_every_finished_task(grid: Path) -> None:
     before = sorted(p.name for p in grid.glob("*.eval"))
-    assert len(before) == 4 * len(BUILT_WITH)
+    assert len(before) == 4 * len(BUILT_WITH), "\n".join(log_statuses(grid))
     models = [arg for model in BUILT_WITH for arg in ("--model", model)]
     assert main(["run", "all", *models, *ARGS, "--log-dir", str(grid), "--display", "none"]) == 0
     assert sorted(p.name for p in grid.glob("*.eval")) == before

@@ -79,9 +79,9 @@ def test_the_logprob_belief_is_read_at_the_answer_token_not_the_last_label() -> 
         ]
     )
     assert answer_probabilities(output, ("yes", "no")) == pytest.approx({"yes": 0.8, "no": 0.2})
-    # the shared reader takes the last label-like token
+    # the suite reads through the shared reader, which anchors on the last "Answer:"
     assert label_probabilities(token_alternatives(output)[1], ("yes", "no")) == pytest.approx(
-        {"yes": 0.1, "no": 0.9}
+        {"yes": 0.8, "no": 0.2}
     )
     thinking = logprob_output(
         [("No", {"No": 0.7, "Yes": 0.3}), (" idea.", {}), (" Answer:", {}),

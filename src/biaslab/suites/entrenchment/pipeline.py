@@ -15,7 +15,6 @@ model under test and the judge) so the Inspect solver and the in-process benchma
 from __future__ import annotations
 
 import math
-import re
 import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -372,7 +371,6 @@ def _record(
     )
 
 
-_ANSWER_MARK_RE = re.compile(r"answer\s*[:=]", re.I)
 
 
 def token_alternatives(output: ModelOutput) -> tuple[list[str], list[dict[str, float]]]:
@@ -390,26 +388,10 @@ def token_alternatives(output: ModelOutput) -> tuple[list[str], list[dict[str, f
 
 
 def answer_probabilities(output: ModelOutput, labels: Sequence[str]) -> dict[str, float] | None:
-    """The label distribution at the answer token: the first token after the reply's last
-    ``Answer:`` whose alternatives start a label. The shared
-    :func:`~biaslab.answers.label_probabilities` reads the *last* token that starts a label,
-    which is the answer token only when nothing follows it; a judge may go on ("Answer: yes — no
-    doubt about it"). A reply without the marker falls back to the shared rule."""
-    tokens, alternatives = token_alternatives(output)
-    text, ends = "", []
-    for token in tokens:
-        text += token
-        ends.append(len(text))
-    marks = list(_ANSWER_MARK_RE.finditer(text))
-    if not marks:
-        return label_probabilities(alternatives, labels)
-    start = marks[-1].end()
-    for end, options in zip(ends, alternatives, strict=True):
-        if end > start:
-            probs = label_probabilities([options], labels)
-            if probs is not None:
-                return probs
-    return None
+    """The label distribution at the answer token of a reply, by the shared
+    :func:`~biaslab.answers.label_probabilities`: the first label token after the reply's last
+    ``Answer:``, so a judge that goes on ("Answer: yes — no doubt about it") is read at "yes"."""
+    return label_probabilities(token_alternatives(output)[1], labels)
 
 
 async def run_request(
