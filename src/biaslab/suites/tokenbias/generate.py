@@ -55,7 +55,7 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 SUITE = "tokenbias"
 KIND: dict[FamilyName, str] = {"linda": "conjunction", "syllogism": "syllogism", "horses": "horses"}
 
