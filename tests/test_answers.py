@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biaslab.answers import (
@@ -329,3 +329,29 @@ def test_the_answer_token_of_the_last_answer_line_wins() -> None:
     assert label_probabilities(positions, HORSES) == pytest.approx(
         {"five": 0.0, "six": 0.0, "seven": 0.4, "eight": 0.6, "nine": 0.0}
     )
+
+
+def test_labels_without_probability_give_no_distribution_not_an_error() -> None:
+    """A provider may return -inf (or a logprob that underflows) for every label at the answer
+    token: the answer then has no label probabilities."""
+    assert (
+        label_probabilities([{"Answer:": 0.0}, {" 7": float("-inf")}], ("seven", "eight")) is None
+    )
+    assert label_probabilities([{" 7": -1e6, " 8": -2e6}], ("seven", "eight")) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["Answer:", " yes", " no", "Yes", " 7", "seven", " (b", "x", " "]),
+            st.one_of(st.floats(max_value=0.0), st.just(float("-inf"))),
+            max_size=4,
+        ),
+        max_size=6,
+    )
+)
+def test_label_probabilities_never_raise(positions: list[dict[str, float]]) -> None:
+    for labels in (("yes", "no"), ("seven", "eight"), ("a", "b")):
+        found = label_probabilities(positions, labels)
+        assert found is None or abs(sum(found.values()) - 1) < 1e-9

@@ -355,8 +355,12 @@ def _label_mass(
     return mass if seen else None
 
 
-def _normalised(mass: Mapping[str, float]) -> dict[str, float]:
+def _normalised(mass: Mapping[str, float]) -> dict[str, float] | None:
+    """The masses as a distribution; ``None`` when they hold no probability (every label's logprob
+    is -inf or underflows), which is an answer without probabilities, not an error."""
     total = sum(mass.values())
+    if not (total > 0 and math.isfinite(total)):
+        return None
     return {label: value / total for label, value in mass.items()}
 
 
