@@ -13,6 +13,11 @@ from biaslab.suites.fallacy.themes import THEME_KEYS
 
 Order = Literal["standard", "reversed", "both"]
 
+#: most problems one ``generate`` call makes (``--n``): every problem's search, facts and items are
+#: held in memory until the set is written, and at about 0.1-0.2 CPU-s per problem this is already
+#: tens of minutes of work; make larger sets as several seeds
+MAX_PROBLEMS = 10_000
+
 
 class Config(BaseModel):
     """What to generate. ``n`` and ``seed`` are arguments of ``generate``; ``workers`` changes
