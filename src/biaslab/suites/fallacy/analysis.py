@@ -84,6 +84,9 @@ class ModelRow(_Model):
     excluded: bool
     lenient: int
     nothing_follows: int
+    undecided: int = 0  # unparsed: "I can't tell", "cannot be determined", "unknown"
+    hedged: int = 0  # unparsed: "might", "could", "possibly" (a possibility, not a conclusion)
+    refusals: int = 0  # unparsed: a refusal to answer
     correct: int
     accuracy: float | None  # correct / parsed
     incorrect: int
@@ -185,6 +188,7 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
         "item_chance_share": None,
         "item_chance_share_paper": None,
         "parse_mode": None,
+        "parse_status": None,
         "matches_etr": None,
     }
     for column, value in defaults.items():
@@ -249,6 +253,9 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
         excluded=failure is not None and failure > EXCLUSION_THRESHOLD,
         lenient=int((parsed["parse_mode"] == "lenient").sum()),
         nothing_follows=int((parsed["parse_mode"] == "nothing").sum()),
+        undecided=int((group["parse_status"] == "undecided").sum()),
+        hedged=int((group["parse_status"] == "hedged").sum()),
+        refusals=int((group["parse_status"] == "refusal").sum()),
         correct=int(parsed["correct"].sum()),
         accuracy=float(parsed["correct"].mean()) if len(parsed) else None,
         incorrect=len(incorrect),

@@ -52,6 +52,30 @@ def _rate_rows(results: FallacyResults) -> list[list[object]]:
     ]
 
 
+_READING_HEADER = (
+    "model", "order", "n", "lenient", "nothing follows", "undecided", "hedged", "refusals",
+    "other unparsed",
+)  # fmt: skip
+
+
+def _reading_rows(results: FallacyResults) -> list[list[object]]:
+    """How the answers were read: the parsed kinds flagged, the unparsed by kind."""
+    return [
+        [
+            r.model,
+            r.order,
+            r.n,
+            r.lenient,
+            r.nothing_follows,
+            r.undecided,
+            r.hedged,
+            r.refusals,
+            r.unparsed - r.undecided - r.hedged - r.refusals,
+        ]
+        for r in results.rows
+    ]
+
+
 def _reversal_rows(results: FallacyResults) -> list[list[object]]:
     return [
         [
@@ -96,6 +120,9 @@ def tables(results: FallacyResults) -> str:
         f"fallacy: {results.n_rows} answers; FallacyRate = fallacies / incorrect parsed answers "
         "(robust ETR label), chance = random erring over the same problems",
         text_table(_RATE_HEADER, _rate_rows(results)),
+        "",
+        "answers read (nothing follows is a parsed answer; undecided, hedged, refusals unparsed):",
+        text_table(_READING_HEADER, _reading_rows(results)),
     ]
     if results.reversal:
         parts += [
@@ -153,6 +180,14 @@ def report(results: FallacyResults, out_dir: Path) -> str:
     ]
     if figure is not None:
         parts.append(f"![FallacyRate and chance level]({figure.name})")
+    parts += [
+        "### How the answers were read",
+        "A reply saying that nothing follows is a parsed answer (logic's and ETR's verum). Replies "
+        "that say the model cannot tell (*undecided*), that only say what might be (*hedged*), "
+        "refusals, replies without an answer line and unreadable ones are unparsed, each counted. "
+        "*Lenient* readings (the conjunction of the object-property pairs) are parsed and flagged.",
+        markdown_table(_READING_HEADER, _reading_rows(results)),
+    ]
     if results.reversal:
         parts += [
             "### Premise-order reversal (the paper's Table 4)",

@@ -6,8 +6,9 @@ premises (both deciders; their agreement is recorded), ``etr_predicted_paper`` =
 ``default_procedure_does_it_follow`` (the paper's label), ``etr_predicted`` = the robust label
 (the paper's, or with issue marks restored, or ETR's own conclusion up to renaming), and
 ``fallacy`` / ``fallacy_paper`` = ETR-predicted and not correct. An unreadable reply (no answer
-line, a refusal, words outside the problem) is unparsed — never "nothing follows" — and scored
-wrong; a failure in scoring is recorded, never raised.
+line, a refusal, "I can't tell", a hedged "might be", words outside the problem) is unparsed —
+never "nothing follows" — with its kind in ``parse_status``, and scored wrong; a failure in
+scoring is recorded, never raised.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class FallacyRecord(OpenAnswerRecord):
 
     record: TypingLiteral["fallacy"] = "fallacy"
     parse_mode: str | None = None  # strict | lenient | nothing | None (unparsed)
+    #: how the reply was read: parse_mode when parsed, else undecided | hedged | refusal |
+    #: no_answer | unreadable (reading.STATUSES)
+    parse_status: str | None = None
     lenient: bool = False
     sentence: str = ""
     parse_error: str | None = None
@@ -68,6 +72,7 @@ def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
         "completion": completion,
         "sentence": reading.sentence,
         "parse_mode": reading.mode,
+        "parse_status": reading.status,
         "lenient": reading.mode == "lenient",
     }
     if reading.view is None:
