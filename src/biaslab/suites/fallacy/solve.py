@@ -9,6 +9,8 @@ boundaries as they are.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +27,7 @@ from biaslab.suites.fallacy.chance import (
     wrong_count,
 )
 from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
-from biaslab.suites.fallacy.views import Literal, MView
+from biaslab.suites.fallacy.views import VARIABLE_NAMES, Literal, MView
 
 
 @dataclass(frozen=True)
@@ -161,10 +163,44 @@ def _label_answer(
     try:
         endorsement = etr.Endorsement(premises)
         paper = endorsement.follows(answer)
-        robust = paper or endorsement.robust_extra(answer, concluded)
+        robust = matches or any(
+            endorsement.follows(named) or endorsement.robust_extra(named, concluded)
+            for named in namings(answer)
+        )
     except (etr.OverBudget, ValueError) as exc:
         return AnswerLabels(decision.best, decision.agree, None, None, matches, f"ETR: {exc}")
-    return AnswerLabels(decision.best, decision.agree, paper, robust or matches, matches, note)
+    return AnswerLabels(decision.best, decision.agree, paper, robust, matches, note)
+
+
+#: the names the robust label tries for an answer's arbitrary objects: the suite's own, then the
+#: ones PyETR gives fresh objects
+NAMING_POOL = (*VARIABLE_NAMES, "a", "b", "c", "d", "e", "f")
+MAX_NAMINGS = 200
+
+
+def namings(answer: MView) -> list[MView]:
+    """The answer under every injective naming of its variables from the first m names of
+    :data:`NAMING_POOL` (m as large as keeps the count within :data:`MAX_NAMINGS`).
+
+    An English answer has no variable names, but PyETR's ``does_it_follow`` compares exactly, so
+    its verdict can change with them (it does on generated quantified problems: a premise restated
+    with ∃x endorsed, with ∃y not). The robust
+    label asks whether ETR endorses the answer under *some* naming: the set of namings is the
+    same for every renaming of the answer, so the label cannot depend on the names. Answers with
+    more than five variables are taken under their canonical naming only (still invariant)."""
+    names = sorted(answer.variables())
+    if not names:
+        return [answer]
+    if len(names) > 5:
+        return [answer.canonical()]
+    size = len(names)
+    while size < len(NAMING_POOL) and math.perm(size + 1, len(names)) <= MAX_NAMINGS:
+        size += 1
+    temporary = answer.rename({n: f"_{i}" for i, n in enumerate(names)})
+    return [
+        temporary.rename({f"_{i}": n for i, n in enumerate(chosen)})
+        for chosen in itertools.permutations(NAMING_POOL[:size], len(names))
+    ]
 
 
 @dataclass(frozen=True)
