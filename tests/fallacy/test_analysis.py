@@ -121,7 +121,21 @@ def test_reversal_counts_blocked_fallacies_and_tests_the_proportions() -> None:
     z = (0.8 - 0.3) / np.sqrt(0.55 * 0.45 * (2 / 10))
     assert reversal.test.statistic == pytest.approx(z)
     assert reversal.test.pvalue == pytest.approx(2 * sps.norm.sf(z))
+    # paired: 5 problems with a fallacy only in the standard order, none only reversed
+    assert reversal.paired_pairs == 10 and reversal.mcnemar is not None
+    assert (reversal.mcnemar.b, reversal.mcnemar.c) == (5, 0)
+    assert reversal.mcnemar.pvalue == pytest.approx(sps.binomtest(0, 5, 0.5).pvalue)
     assert {r.order for r in results.rows} == {"standard", "reversed"}
+
+
+def test_reversal_mcnemar_pairs_the_same_problem_and_skips_unparsed_pairs() -> None:
+    rows = []
+    for i in range(12):  # fallacy in standard for 0-5, in reversed for 3-8: b = 3, c = 3
+        rows.append(row("m", i, fallacy=i < 6))
+        rows.append(row("m", i, order="reversed", fallacy=3 <= i < 9, parsed=i != 11))
+    (reversal,) = analyze(pd.DataFrame(rows)).reversal
+    assert reversal.paired_pairs == 11 and reversal.mcnemar is not None
+    assert (reversal.mcnemar.b, reversal.mcnemar.c) == (3, 3) and reversal.mcnemar.pvalue == 1.0
 
 
 def capability_frame() -> pd.DataFrame:

@@ -15,7 +15,8 @@ Input: the tidy frame (one row per answer, :func:`biaslab.frames.answer_frame`) 
 * Parse failures per model; a model above 20% is flagged, as the paper excludes it.
 * Reversal: for answers to the same problem in both orders, a fallacy is *blocked* when the
   reversed answer is correct; the fallacy proportions of the two orders are compared with the
-  two-sided two-proportion z-test (the paper's Table 4 p-values are its two-sided normal p).
+  two-sided two-proportion z-test (the paper's Table 4 p-values are its two-sided normal p) and,
+  since the two orders answer the same problems, with the paired exact McNemar test.
 * Capability: :func:`capability_correlations` correlates the per-model FallacyRate with a score per
   model (Pearson, Spearman, exponential fit), for a table the user supplies.
 """
@@ -33,9 +34,11 @@ from biaslab.errors import BiaslabError
 from biaslab.stats import (
     CorrelationResult,
     ExponentialFitResult,
+    McNemarResult,
     ProportionTestResult,
     bernoulli_null,
     exponential_fit,
+    mcnemar_paired,
     null_fields,
     pearson,
     spearman,
@@ -64,7 +67,9 @@ DECISIONS = (
     "capability correlations.",
     "Reversal pairs answers to the same problem (item_problem_id) and epoch by the same model in "
     "the standard and the reversed order; blocked = fallacy in the standard order and correct in "
-    "the reversed one; z-test on the fallacy proportions of all parsed answers of each order.",
+    "the reversed one; z-test on the fallacy proportions of all parsed answers of each order (the "
+    "paper's), and the paired test: exact two-sided McNemar on the pairs parsed in both orders "
+    "(fallacy in one order only), since the same problems are answered in both orders.",
 )
 
 
@@ -121,7 +126,11 @@ class ReversalRow(_Model):
     blocked_rate: float | None
     blocked_ci: tuple[float, float] | None
     fallacies_reversed: int
-    test: ProportionTestResult
+    test: ProportionTestResult  # the paper's: two-proportion z-test of the two orders
+    #: paired: the same problem answered in both orders (both parsed); b = fallacy only in the
+    #: standard order, c = only in the reversed one; exact McNemar, two-sided
+    paired_pairs: int = 0
+    mcnemar: McNemarResult | None = None
 
 
 class AccuracySummary(_Model):
@@ -288,6 +297,13 @@ def _reversal(data: pd.DataFrame) -> list[ReversalRow]:
         )
         n_s, n_r = int(standard["parsed"].sum()), int(backward["parsed"].sum())
         interval = wilson_interval(int(blocked.sum()), int(fallacy_s.sum()))
+        both = pairs[pairs["parsed_s"].astype(bool) & pairs["parsed_r"].astype(bool)]
+        paired = None
+        if len(both):
+            paired = mcnemar_paired(
+                _flag(both["fallacy_s"]).fillna(False).astype(bool).to_numpy(),
+                _flag(both["fallacy_r"]).fillna(False).astype(bool).to_numpy(),
+            )
         rows.append(
             ReversalRow(
                 model=str(model),
@@ -298,6 +314,8 @@ def _reversal(data: pd.DataFrame) -> list[ReversalRow]:
                 blocked_ci=interval.ci,
                 fallacies_reversed=count_r,
                 test=two_proportion_ztest([count_s, count_r], [n_s, n_r]),
+                paired_pairs=len(both),
+                mcnemar=paired,
             )
         )
     return rows

@@ -24,7 +24,10 @@ _RATE_HEADER = (
     "paper label",
     "excluded",
 )
-_REVERSAL_HEADER = ("model", "pairs", "fallacies", "blocked", "blocked %", "95% CI", "z", "p")
+_REVERSAL_HEADER = (
+    "model", "pairs", "fallacies", "blocked", "blocked %", "95% CI", "z", "p",
+    "paired", "only standard", "only reversed", "McNemar p",
+)  # fmt: skip
 
 
 def _rate_rows(results: FallacyResults) -> list[list[object]]:
@@ -87,6 +90,10 @@ def _reversal_rows(results: FallacyResults) -> list[list[object]]:
             r.blocked_ci,
             r.test.statistic,
             r.test.pvalue,
+            r.paired_pairs,
+            None if r.mcnemar is None else r.mcnemar.b,
+            None if r.mcnemar is None else r.mcnemar.c,
+            None if r.mcnemar is None else r.mcnemar.pvalue,
         ]
         for r in results.reversal
     ]
@@ -192,7 +199,9 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         parts += [
             "### Premise-order reversal (the paper's Table 4)",
             "Blocked = a fallacy in the standard order whose reversed-order answer is correct; the "
-            "z-test compares the fallacy proportions of the two orders (two-sided).",
+            "z-test compares the fallacy proportions of the two orders (two-sided, the paper's); "
+            "the paired exact McNemar test uses the problems parsed in both orders (fallacy in "
+            "the standard order only vs in the reversed order only).",
             markdown_table(_REVERSAL_HEADER, _reversal_rows(results)),
         ]
     if summary.models:
