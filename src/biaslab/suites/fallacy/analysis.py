@@ -7,9 +7,11 @@ Input: the tidy frame (one row per answer, :func:`biaslab.frames.answer_frame`) 
 * FallacyRate = fallacies / incorrect parsed answers, where a fallacy is an ETR-predicted answer
   that does not follow logically. Undefined, with its reason, when a model made no error. Reported
   under the robust ETR label (the headline) and the paper's exact label, each with a Wilson CI.
-* Its chance level: each incorrect answer's problem has a share of wrong same-shape answers that
-  are ETR-predicted (:mod:`biaslab.suites.fallacy.chance`); an answerer that erred on the same
-  problems, choosing its wrong answer at random, makes Poisson-binomially many fallacies. The null
+* Its chance level, per answer shape: each incorrect answer has the share of ETR-predicted
+  answers among its problem's wrong answers of the same shape (a conjunction of as many ground
+  literals; :mod:`biaslab.suites.fallacy.chance`); an answerer that erred on the same problems
+  with answers of the same shapes, choosing each at random, makes Poisson-binomially many
+  fallacies. The null
   mean, the 95% band, the excess and the exact one-sided p come from that distribution
   (:func:`biaslab.stats.bernoulli_null`) as the shared fields ``fallacy_rate_null`` … .
 * Parse failures per model; a model above 20% is flagged, as the paper excludes it.
@@ -58,10 +60,14 @@ DECISIONS = (
     "Headline label: the robust ETR label (PyETR's does_it_follow, or the same with issue marks "
     "restored from the premises and ETR's conclusions, or ETR's own conclusion up to renaming); "
     "the paper's exact label is reported beside it.",
-    "Chance level: per incorrect answer, the share of its problem's wrong categorical "
-    "conclusions over the problem's atoms (up to the size of ETR's conclusion) that are "
-    "ETR-predicted; the null count of fallacies is Poisson-binomial over the same answers (exact, "
-    "no simulation), p one-sided (more fallacies than chance).",
+    "Chance level per answer shape: for an incorrect answer that is a conjunction of j ground "
+    "literals, the share of ETR-predicted answers among its problem's wrong conjunctions of "
+    "exactly j literals over the problem's atoms (what an answerer choosing at random among "
+    "answers of that shape would hit); for other shapes (disjunctions, conditionals, quantified "
+    "answers) and sizes beyond those counted, the problem's share over conjunctions of up to "
+    "ETR's size (chance_by_shape counts the first kind). The null count of fallacies is "
+    "Poisson-binomial over the same answers (exact, no simulation), p one-sided (more fallacies "
+    "than chance).",
     "Answers whose ETR label could not be computed are left out of FallacyRate and counted.",
     "Models above 20% parse failures are flagged 'excluded' (the paper's rule) and left out of "
     "capability correlations.",
@@ -97,6 +103,9 @@ class ModelRow(_Model):
     incorrect: int
     unlabelled: int  # incorrect answers without an ETR label
     etr_exact: int  # incorrect answers equal to ETR's conclusion up to renaming
+    #: incorrect answers whose chance level is that of their own shape (the rest: the problem's
+    #: pooled share over conjunctions up to ETR's size)
+    chance_by_shape: int = 0
     fallacies: int
     fallacy_rate: float | None
     fallacy_rate_ci: tuple[float, float] | None
@@ -198,6 +207,9 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
         "item_chance_share_paper": None,
         "parse_mode": None,
         "parse_status": None,
+        "answer_shape": None,
+        "answer_literals": None,
+        "item_chance_by_size": None,
         "matches_etr": None,
     }
     for column, value in defaults.items():
@@ -206,7 +218,38 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     data["item_problem_id"] = data["item_problem_id"].fillna(data["item_id"])
     data["parsed"] = data["parsed"].fillna(False).astype(bool)
     data["correct"] = data["correct"].fillna(False).astype(bool) & data["parsed"]
+    shares = [_shape_share(r) for r in data.to_dict("records")]
+    data["chance_robust"] = [s[0] for s in shares]
+    data["chance_paper"] = [s[1] for s in shares]
+    data["chance_by_shape"] = [s[2] for s in shares]
     return data
+
+
+def _shape_share(record: Mapping[Any, Any]) -> tuple[float | None, float | None, bool]:
+    """The chance level of one answer: the share of ETR-predicted answers among the wrong
+    candidates of its own shape (a conjunction of as many literals), robust and paper label; for
+    other shapes (disjunctions, conditionals, quantified answers) and sizes beyond those counted,
+    the problem's pooled share over conjunctions of up to ETR's size (third value False)."""
+    by_size = record.get("item_chance_by_size")
+    literals = record.get("answer_literals")
+    if (
+        record.get("answer_shape") == "conjunction"
+        and isinstance(by_size, list | tuple)
+        and isinstance(literals, int | float)
+        and literals == literals
+    ):
+        for size, wrong, robust, paper in by_size:
+            if size == int(literals) and wrong:
+                return robust / wrong, paper / wrong, True
+    return (
+        _number(record.get("item_chance_share")),
+        _number(record.get("item_chance_share_paper")),
+        False,
+    )
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 def _flag(series: pd.Series) -> pd.Series:
@@ -241,10 +284,10 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
     n = len(group)
     failure = (n - len(parsed)) / n if n else None
     fallacies, robust, unlabelled = _rate_fields(
-        "fallacy_rate", incorrect, "fallacy", "item_chance_share"
+        "fallacy_rate", incorrect, "fallacy", "chance_robust"
     )
     fallacies_paper, paper, _ = _rate_fields(
-        "fallacy_rate_paper", incorrect, "fallacy_paper", "item_chance_share_paper"
+        "fallacy_rate_paper", incorrect, "fallacy_paper", "chance_paper"
     )
     reason = None
     if incorrect.empty:
@@ -270,6 +313,7 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
         incorrect=len(incorrect),
         unlabelled=unlabelled,
         etr_exact=int(exact.sum()),
+        chance_by_shape=int(incorrect["chance_by_shape"].sum()),
         fallacies=fallacies,
         fallacies_paper=fallacies_paper,
         reason=reason,

@@ -29,7 +29,7 @@ from biaslab.suites.fallacy.render import NOTHING, prompt, view_text
 from biaslab.suites.fallacy.themes import Names, draw_names, get_theme
 from biaslab.suites.fallacy.views import Literal, MView
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 SUITE = "fallacy"
 PARSER = "view"
 KIND = "conclusion"
@@ -218,6 +218,10 @@ def _chance_meta(chance: Any) -> dict[str, JsonValue]:
         "chance_fallacies_paper": None if chance is None else chance.fallacies_paper,
         "chance_share": None if chance is None else chance.share_robust,
         "chance_share_paper": None if chance is None else chance.share_paper,
+        # per exact answer size j: [j, wrong candidates, robust fallacies, paper fallacies]
+        "chance_by_size": None
+        if chance is None
+        else [[c.size, c.wrong, c.fallacies_robust, c.fallacies_paper] for c in chance.by_size],
     }
 
 

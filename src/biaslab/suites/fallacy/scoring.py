@@ -36,6 +36,10 @@ class FallacyRecord(OpenAnswerRecord):
     lenient: bool = False
     sentence: str = ""
     parse_error: str | None = None
+    #: the answer's shape, for its chance level: conjunction (of ground literals) | disjunction |
+    #: conditional | quantified | nothing; answer_literals = its number of literals
+    answer_shape: str | None = None
+    answer_literals: int | None = None
     etr_predicted: bool | None = None
     etr_predicted_paper: bool | None = None
     fallacy: bool | None = None
@@ -62,6 +66,18 @@ def problem_views(item: Item) -> tuple[list[MView], list[MView | None]]:
     return premises, conclusions
 
 
+def answer_shape(view: MView) -> str:
+    """conjunction (one state of ground literals) | disjunction | conditional | quantified |
+    nothing (verum)."""
+    if view.is_verum:
+        return "nothing"
+    if view.quantified:
+        return "quantified"
+    if view.supposition:
+        return "conditional"
+    return "conjunction" if len(view.stage) == 1 else "disjunction"
+
+
 def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
     """Parse and score one reply (the suite's ``view`` parser)."""
     reading = read_answer(completion, lexicon(item))
@@ -79,6 +95,8 @@ def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
         return FallacyRecord(
             **common, predicted=None, parsed=False, correct=False, parse_error=reading.error
         )
+    common["answer_shape"] = answer_shape(reading.view)
+    common["answer_literals"] = reading.view.n_atoms
     premises, conclusions = problem_views(item)
     from biaslab.suites.fallacy import solve
 
