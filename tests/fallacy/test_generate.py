@@ -100,7 +100,9 @@ def test_bad_parameters_are_one_line_errors(tmp_path: Path) -> None:
         ({"order": "sideways"}, "order"),
         ({"min_atoms": "9", "max_atoms": "5"}, "min_atoms"),
         ({"themes": "cards,planets"}, "theme"),
-        ({"quantified": "lots"}, "not a number"),
+        ({"quantified": "lots"}, "quantified: 'lots' \\(expected a number\\)"),
+        ({"min_atoms": "four"}, "expected an integer"),
+        ({"workers": "0"}, "workers"),
         ({"problems": str(tmp_path / "missing.jsonl")}, "no such file"),
         ({"colour": "red"}, "unknown fallacy parameter"),
     ]:
@@ -192,3 +194,26 @@ def test_n_beyond_the_limit_is_a_one_line_error_before_any_work(
     error = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in error and f"limit of {MAX_PROBLEMS:,}" in error
     assert not out.exists()
+
+
+def test_generation_reports_progress_one_problem_at_a_time() -> None:
+    from biaslab import progress
+
+    class Bar:
+        def __init__(self) -> None:
+            self.total: int | None = None
+            self.done = 0
+
+        def update(self, task: object, total: int, visible: bool) -> None:
+            self.total = total
+
+        def advance(self, task: object, units: int) -> None:
+            self.done += units
+
+    bar = Bar()
+    token = progress._current.set((bar, 0))
+    try:
+        items = generate_items("fallacy", preset=None, n=3, seed=5, params={"workers": "1"}).items
+    finally:
+        progress._current.reset(token)
+    assert len(items) == 3 and bar.total == 3 and bar.done == 3

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from biaslab import progress
 from biaslab.errors import BiaslabError
 from biaslab.schema import Item, Turn
 from biaslab.seeding import item_random
@@ -129,7 +130,11 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
         for i in range(n)
     ]
     count = config.workers or workers.default_workers()
-    solved = list(workers.map_ordered(_search, tasks, min(count, max(1, n))))
+    progress.expect(n)  # about 0.1-0.2 CPU-s per problem: a bar for large sets
+    solved = []
+    for problem in workers.map_ordered(_search, tasks, min(count, max(1, n))):
+        solved.append(problem)
+        progress.advance()
     items: list[Item] = []
     for task, problem in zip(tasks, solved, strict=True):
         theme_rng = item_random(seed, "fallacy-theme", task.index)
@@ -288,7 +293,11 @@ def read_problem_rows(path: Path) -> list[_Row]:
 def _imported_items(config: Config, seed: int, path: Path) -> list[Item]:
     rows = read_problem_rows(path)
     count = config.workers or workers.default_workers()
-    results = list(workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))))
+    progress.expect(len(rows))
+    results = []
+    for result in workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))):
+        results.append(result)
+        progress.advance()
     items: list[Item] = []
     for row, result in zip(rows, results, strict=True):
         if isinstance(result, str):
