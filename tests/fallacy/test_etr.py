@@ -96,3 +96,43 @@ def test_outside_the_fragment() -> None:
     (view,) = pyetr_views(EXAMPLE_49[1])
     with pytest.raises(etr.OutsideFragment):
         etr.from_view(view)
+
+
+def test_the_faster_issue_checks_equal_pyetrs_own() -> None:
+    import random
+
+    from pyetr import SetOfStates
+
+    from biaslab.suites.fallacy.search import Limits, find_problem
+
+    etr._install_counter()
+    original = etr.ORIGINAL_ISSUE_METHODS
+    assert {"restriction", "validate_against_states"} <= set(original)
+    rng = random.Random(0)
+    checked = raised = 0
+    for index in range(6):
+        found = find_problem(
+            random.Random(40 + index), 6 + index, Limits(quantified=index % 2 == 1)
+        )
+        views = [etr.to_view(p) for p in found.premises]
+        views.append(etr.to_view(found.known.conclusion.view))  # type: ignore[arg-type]
+        for view in views:
+            issues, atoms = view.issue_structure, sorted(view.atoms, key=str)
+            for _ in range(8):
+                subset = set(rng.sample(atoms, rng.randint(0, len(atoms))))
+                assert issues.restriction(subset) == original["restriction"](issues, subset)
+                states = SetOfStates([s for s in view.stage if rng.random() < 0.6])
+                outcomes = []
+                for method in (
+                    type(issues).validate_against_states,
+                    original["validate_against_states"],
+                ):
+                    try:
+                        method(issues, states)
+                        outcomes.append(None)
+                    except ValueError as exc:
+                        outcomes.append(str(exc).split(":")[0])
+                assert outcomes[0] == outcomes[1]
+                raised += outcomes[0] is not None
+                checked += 1
+    assert 0 < raised < checked  # both outcomes occur
