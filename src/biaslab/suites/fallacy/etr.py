@@ -80,57 +80,7 @@ def _install_counter() -> None:
 
     View.__init__ = counted_view
     DependencyRelation.__init__ = counted_relation
-    _install_fast_issue_checks()
     _Work.installed = True
-
-
-#: PyETR's own issue-structure methods (kept to test the replacements against)
-ORIGINAL_ISSUE_METHODS: dict[str, Any] = {}
-
-
-def _install_fast_issue_checks() -> None:
-    """Replace two methods PyETR calls on every view it builds with equivalent faster ones.
-
-    ``IssueStructure.restriction`` compares every issue with every atom, and
-    ``validate_against_states`` recomputes the set of the states' atoms once per issue; together
-    they took a quarter of the generator's time. The replacements give the same results (same
-    kept issues, same error) — a test checks them against the originals — by grouping the atoms
-    by predicate (``context_equals`` is False across predicates) and computing the atom set once.
-    PyETR 1.0.0 is the only release, so there is no upstream fix to use instead."""
-    from pyetr.atoms.doatom import DoAtom
-    from pyetr.issues import IssueStructure
-
-    if ORIGINAL_ISSUE_METHODS:
-        return
-    ORIGINAL_ISSUE_METHODS["restriction"] = IssueStructure.restriction
-    ORIGINAL_ISSUE_METHODS["validate_against_states"] = IssueStructure.validate_against_states
-
-    def restriction(self: Any, atoms: Any) -> Any:
-        by_predicate: dict[Any, list[Any]] = {}
-        for atom in atoms:
-            for part in atom.atoms if isinstance(atom, DoAtom) else (atom,):
-                by_predicate.setdefault(getattr(part, "predicate", None), []).append(part)
-        everything = [a for group in by_predicate.values() for a in group]
-        kept = []
-        for term, open_atom in self:
-            predicate = getattr(open_atom, "predicate", None)
-            pool = by_predicate.get(predicate, ()) if predicate is not None else everything
-            if any(open_atom.context_equals(a, term) for a in pool):
-                kept.append((term, open_atom))
-        return IssueStructure(kept)
-
-    def validate_against_states(self: Any, states: Any) -> None:
-        present = states.predicate_atoms
-        for t, a in self:
-            atom = a(t)
-            if atom not in present and ~atom not in present:
-                raise ValueError(
-                    f"Issue atom {(t, a)} is not a subset of atoms in stage/supposition: "
-                    f"{states.atoms}"
-                )
-
-    IssueStructure.restriction = restriction
-    IssueStructure.validate_against_states = validate_against_states
 
 
 @contextmanager
