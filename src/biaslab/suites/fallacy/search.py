@@ -22,11 +22,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
 
 from biaslab.errors import BiaslabError
 from biaslab.suites.fallacy import etr
-from biaslab.suites.fallacy.deciders import decide, finite
+from biaslab.suites.fallacy.deciders import Decision, decide, finite, unbounded_z3
 from biaslab.suites.fallacy.mutate import PREDICATES, random_view, seed_pool
 from biaslab.suites.fallacy.solve import Known
 from biaslab.suites.fallacy.views import MView, shared_issues, total_atoms
@@ -105,10 +105,11 @@ def _accept(
     if quick.finite.entailed is not False:
         rejections["conclusion valid" if quick.finite.entailed else "undecided"] += 1
         return None
-    if any(tautological(v) for v in views):
+    if any(tautological(p) for p in premises):  # cached: premises recur across lists
         rejections["tautological premise"] += 1
         return None
-    decision = decide(views, target)
+    # the finite verdict is already known: only the unbounded decider is left to run
+    decision = Decision(quick.finite, unbounded_z3(views, target))
     if not decision.agree:
         rejections["deciders disagree or undecided"] += 1
         return None
@@ -124,10 +125,11 @@ def _accept(
     return Found(premises, Known(found, reversed_found, decision, endorsed), rejections)
 
 
-def tautological(view: Any) -> bool:
+@lru_cache(maxsize=4096)
+def tautological(view: MView) -> bool:
     """Whether a premise is true in every model ("either the ace is red or it is not"): it tells
     the reader nothing, so no problem may have one (an undecided check counts as one)."""
-    return finite([], view).entailed is not False
+    return finite([], etr.to_view(view)).entailed is not False
 
 
 def find_problem(rng: random.Random, size: int, limits: Limits = Limits()) -> Found:
