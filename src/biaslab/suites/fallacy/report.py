@@ -182,7 +182,8 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         "Wilson 95% CI. *Chance* is the rate an answerer erring on the same problems with answers "
         "of the same shapes, each chosen at random among the wrong answers of its shape over the "
         "problem's atoms (a conjunction of as many literals; other shapes: the problem's pooled "
-        "share), would get: its exact Poisson-binomial mean and 95% band; *p* is the one-sided exact p-value of the excess. "
+        "share), would get: its exact Poisson-binomial mean and 95% band; *p* is the one-sided "
+        "exact p-value of the excess. "
         "Models with more than 20% unparsed answers are flagged *excluded*, as in the paper.",
         markdown_table(_RATE_HEADER, _rate_rows(results)),
     ]
