@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from biaslab.agents.base import Message, Request, make_agent
 from biaslab.runner import generate_items
@@ -77,3 +82,34 @@ def test_records_for_unread_and_nothing_follows(items: list[Item]) -> None:
     assert nothing.predicted == "{0}" and nothing.fallacy is False
     other = make_agent("always-yes").respond(Request((Message("user", turn.prompt),)))[0]
     assert not read_view(turn, item, other).parsed  # agents without an open answer refuse
+
+
+def agent_frame(items: list[Item], agents: tuple[str, ...]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for agent in agents:
+        for item in items:
+            record = read_view(item.turns[0], item, ask(item, agent))
+            meta = {f"item_{k}": v for k, v in item.meta.items()}
+            rows.append({**record.model_dump(), **meta, "model": agent, "item_id": item.id})
+    return pd.DataFrame(rows)
+
+
+def test_reference_agents_through_the_analysis_etr_detected_oracle_and_random_not(
+    items: list[Item],
+) -> None:
+    from biaslab.suites.fallacy.analysis import analyze
+
+    results = analyze(agent_frame(items, ("oracle", "etr", "random")))
+    rows = {r.model: r for r in results.rows}
+    assert rows["oracle"].fallacy_rate is None and rows["oracle"].unparsed == 0
+    etr = rows["etr"]
+    ground = [i for i in items if not {"∀", "∃"} & set(str(i.meta["etr_conclusion"]))]
+    assert etr.fallacy_rate == 1.0 and etr.incorrect == len(items)
+    assert etr.chance_by_shape == len(ground) >= 1  # quantified conclusions: the pooled share
+    assert etr.fallacy_rate_null is not None and etr.fallacy_rate_null < 0.6
+    assert etr.fallacy_rate_null_p is not None and etr.fallacy_rate_null_p < 0.05
+    random = rows["random"]
+    assert random.unparsed == 0 and random.chance_by_shape == random.incorrect
+    assert random.fallacy_rate_null_p is None or random.fallacy_rate_null_p > 0.05

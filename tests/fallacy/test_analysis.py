@@ -121,7 +121,21 @@ def test_reversal_counts_blocked_fallacies_and_tests_the_proportions() -> None:
     z = (0.8 - 0.3) / np.sqrt(0.55 * 0.45 * (2 / 10))
     assert reversal.test.statistic == pytest.approx(z)
     assert reversal.test.pvalue == pytest.approx(2 * sps.norm.sf(z))
+    # paired: 5 problems with a fallacy only in the standard order, none only reversed
+    assert reversal.paired_pairs == 10 and reversal.mcnemar is not None
+    assert (reversal.mcnemar.b, reversal.mcnemar.c) == (5, 0)
+    assert reversal.mcnemar.pvalue == pytest.approx(sps.binomtest(0, 5, 0.5).pvalue)
     assert {r.order for r in results.rows} == {"standard", "reversed"}
+
+
+def test_reversal_mcnemar_pairs_the_same_problem_and_skips_unparsed_pairs() -> None:
+    rows = []
+    for i in range(12):  # fallacy in standard for 0-5, in reversed for 3-8: b = 3, c = 3
+        rows.append(row("m", i, fallacy=i < 6))
+        rows.append(row("m", i, order="reversed", fallacy=3 <= i < 9, parsed=i != 11))
+    (reversal,) = analyze(pd.DataFrame(rows)).reversal
+    assert reversal.paired_pairs == 11 and reversal.mcnemar is not None
+    assert (reversal.mcnemar.b, reversal.mcnemar.c) == (3, 3) and reversal.mcnemar.pvalue == 1.0
 
 
 def capability_frame() -> pd.DataFrame:
@@ -171,3 +185,41 @@ def test_report_writes_tables_and_a_figure(tmp_path: Path) -> None:
     assert "FallacyRate" in markdown and "chance" in markdown
     assert (tmp_path / "fallacy_rate.svg").exists() and "(fallacy_rate.svg)" in markdown
     assert results.model_dump_json() == analyze(capability_frame()).model_dump_json()
+
+
+def shaped(
+    model: str, problem: int, literals: int, by_size: list[list[int]], *, fallacy: bool
+) -> dict[str, object]:
+    record = row(model, problem, fallacy=fallacy, share=0.1)
+    record.update(answer_shape="conjunction", answer_literals=literals, item_chance_by_size=by_size)
+    return record
+
+
+BY_SIZE = [[1, 10, 6, 3], [2, 40, 2, 1]]  # size 1: 6 of 10 wrong are ETR's; size 2: 2 of 40
+
+
+def test_each_answer_is_set_beside_the_candidates_of_its_own_shape() -> None:
+    rows = [shaped("m", i, 1 + i % 2, BY_SIZE, fallacy=False) for i in range(4)]
+    rows.append({**row("m", 9, share=0.1), "answer_shape": "disjunction", "answer_literals": 2})
+    result = analyze(pd.DataFrame(rows)).rows[0]
+    # two size-1 answers (0.6), two size-2 answers (0.05), one disjunction (pooled 0.1)
+    assert result.fallacy_rate_null == pytest.approx((0.6 + 0.05 + 0.6 + 0.05 + 0.1) / 5)
+    assert result.chance_by_shape == 4
+    assert result.fallacy_rate_paper_null == pytest.approx((0.3 + 0.025 + 0.3 + 0.025 + 0.05) / 5)
+
+
+def test_a_random_answerer_of_one_shape_is_not_flagged_where_the_pooled_share_would_flag_it() -> (
+    None
+):
+    """Answers of one literal, random among their shape: ETR's share there (0.6) is far above the
+    problems' pooled share (0.1); the per-shape null holds its level, the pooled one would not."""
+    rng = np.random.default_rng(3)
+    rejected = pooled_rejected = 0
+    for _ in range(200):
+        rows = [shaped("m", i, 1, BY_SIZE, fallacy=bool(rng.random() < 0.6)) for i in range(30)]
+        p = analyze(pd.DataFrame(rows)).rows[0].fallacy_rate_null_p
+        rejected += p is not None and p < 0.05
+        hits = sum(bool(r["fallacy"]) for r in rows)
+        pooled_rejected += sps.binom.sf(hits - 1, 30, 0.1) < 0.05
+    assert rejected / 200 <= 0.07
+    assert pooled_rejected / 200 > 0.9

@@ -98,3 +98,28 @@ def test_random_candidates_are_uniform_over_all_candidates() -> None:
     assert len(counts) == candidate_count(3, 2)  # 18 candidates, all drawn
     expected = len(draws) / candidate_count(3, 2)
     assert all(abs(c - expected) < 0.15 * expected for c in counts.values())
+
+
+@pytest.mark.parametrize("index", [0, 3])
+def test_counts_per_exact_size_match_asking_about_every_candidate(index: int) -> None:
+    found = find_problem(random.Random(index), 4 + index % 3, Limits())
+    facts = analyse(found.premises, found.known)
+    conclusions = [
+        c.view for c in (facts.conclusion, facts.reversed_conclusion) if c.view is not None
+    ]
+    assert facts.chance is not None and facts.chance.by_size
+    assert facts.chance_reversed is not None
+    assert facts.chance.by_size == facts.chance_reversed.by_size  # the same for both orders
+    previous = (0, 0, 0, 0)
+    for count in facts.chance.by_size:
+        total = brute_force(found.premises, conclusions, count.size)
+        wrong, paper, robust = (total[k] - previous[k] for k in (1, 2, 3))
+        assert (count.wrong, count.fallacies_paper, count.fallacies_robust) == (
+            wrong,
+            paper,
+            robust,
+        )
+        previous = total
+    assert sum(c.wrong for c in facts.chance.by_size if c.size <= facts.chance.size) == (
+        facts.chance.wrong
+    )

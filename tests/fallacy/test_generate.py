@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from biaslab.cli import main
 from biaslab.errors import BiaslabError
 from biaslab.runner import generate_items
-from biaslab.suites.fallacy.config import resolve_config
+from biaslab.suites.fallacy.config import MAX_PROBLEMS, resolve_config
 from biaslab.suites.fallacy.generate import label_stats
 from biaslab.suites.fallacy.views import parse_pyetr, total_atoms
 
@@ -99,7 +100,9 @@ def test_bad_parameters_are_one_line_errors(tmp_path: Path) -> None:
         ({"order": "sideways"}, "order"),
         ({"min_atoms": "9", "max_atoms": "5"}, "min_atoms"),
         ({"themes": "cards,planets"}, "theme"),
-        ({"quantified": "lots"}, "not a number"),
+        ({"quantified": "lots"}, "quantified: 'lots' \\(expected a number\\)"),
+        ({"min_atoms": "four"}, "expected an integer"),
+        ({"workers": "0"}, "workers"),
         ({"problems": str(tmp_path / "missing.jsonl")}, "no such file"),
         ({"colour": "red"}, "unknown fallacy parameter"),
     ]:
@@ -150,15 +153,67 @@ def test_imported_problems_are_checked_not_searched(tmp_path: Path) -> None:
     [
         ("{not json", "not valid JSON"),
         ({"id": "x", "premises": []}, "non-empty list"),
-        ({"id": "x", "premises": ["{P(a()"]}, "cannot read a premise"),
-        ({"id": "x", "premises": ["{Has(a(),b())}"]}, "cannot read a premise"),
+        ({"id": "x", "premises": ["{P(a()"]}, "premise 1 .*cannot read it"),
+        ({"id": "x", "premises": ["{Has(a(),b())}"]}, "premise 1 .*not a unary predicate"),
         ({"id": "x", "premises": ["{P(a())}"], "theme": "planets"}, "unknown fallacy theme"),
         ({"id": "x", "premises": ["{P(a())}"], "colour": 1}, "unknown key"),
+        ({"id": "x", "premises": ["{P(a())}", "{a()==b()}"]}, r"premise 2 .*unexpected '='"),
+        ({"id": "x", "premises": [" "]}, "premise 1 .*unexpected end of text at character 1"),
+        ({"id": "x", "premises": ["{P(a())}|{Q(b())}"]}, "premise 1 .*unexpected '|'"),
+        ({"id": "x", "premises": ["{P(x)}"]}, "premise 1 .*Arb object x not found"),
+        ({"id": "x", "premises": ["{P(a())~P(a())}", "{Q(a())}"]}, "inconsistent"),
+        ({"id": [1], "premises": ["{P(a())}"]}, "'id' must be"),
+        ({"id": True, "premises": ["{P(a())}"]}, "'id' must be"),
     ],
 )
 def test_a_bad_row_is_an_error_naming_its_line(tmp_path: Path, row: object, message: str) -> None:
     path = write_rows(tmp_path / "bad.jsonl", [ROWS[1], row])
-    with pytest.raises(BiaslabError, match=rf"bad.jsonl:2: .*{message}"):
+    with pytest.raises(BiaslabError, match=rf"bad.jsonl:2: .*{message}") as caught:
         generate_items(
             "fallacy", preset=None, n=1, seed=0, params={"problems": str(path), "workers": "1"}
         )
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+
+
+def test_a_bad_row_through_the_cli_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_rows(tmp_path / "bad.jsonl", [ROWS[1], {"id": "x", "premises": ["{P(a())}|"]}])
+    out = tmp_path / "items.jsonl"
+    assert main(["generate", "fallacy", "-p", f"problems={path}", "-o", str(out)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("biaslab: error: ") and "bad.jsonl:2: premise 1" in error
+    assert "\n" not in error and "Traceback" not in error and not out.exists()
+
+
+def test_n_beyond_the_limit_is_a_one_line_error_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "items.jsonl"
+    code = main(["generate", "fallacy", "--n", str(MAX_PROBLEMS + 1), "-o", str(out)])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error and f"limit of {MAX_PROBLEMS:,}" in error
+    assert not out.exists()
+
+
+def test_generation_reports_progress_one_problem_at_a_time() -> None:
+    from biaslab import progress
+
+    class Bar:
+        def __init__(self) -> None:
+            self.total: int | None = None
+            self.done = 0
+
+        def update(self, task: object, total: int, visible: bool) -> None:
+            self.total = total
+
+        def advance(self, task: object, units: int) -> None:
+            self.done += units
+
+    bar = Bar()
+    token = progress._current.set((bar, 0))
+    try:
+        items = generate_items("fallacy", preset=None, n=3, seed=5, params={"workers": "1"}).items
+    finally:
+        progress._current.reset(token)
+    assert len(items) == 3 and bar.total == 3 and bar.done == 3

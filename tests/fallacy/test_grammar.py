@@ -69,7 +69,42 @@ GOLDEN = [
     ("Answer: for all x, if x is red, then x is striped", "∀x {P1(x)P2(x)}^{P1(x)}"),
     ("Answer: There is some x such that x is red and x is not torn", "∃x {P1(x)~P4(x)}"),
     ("Reasoning ...\nAnswer:\nThe king is gilded.", "{P3(c2())}"),
+    # negation scope: "not" takes the next property; "not both" / "not either" the whole list
+    ("Answer: the ace is not red and striped", "{~P1(c1())P2(c1())}"),
+    ("Answer: the ace is not red or striped", "{~P1(c1()),P2(c1())}"),
+    ("Answer: the ace is not both red and striped", "{~P1(c1()),~P2(c1())}"),
+    ("Answer: the ace and the king are not both red", "{~P1(c1()),~P1(c2())}"),
+    ("Answer: the ace is not either red or striped", "{~P1(c1())~P2(c1())}"),
+    ("Answer: it is not the case that the ace is red", "{~P1(c1())}"),
+    (
+        "Answer: it is not the case that the ace is red and the king is striped",
+        "{~P1(c1()),~P2(c2())}",
+    ),
+    (
+        "Answer: it isn't true that either the ace is red or the king is striped",
+        "{~P1(c1())~P2(c2())}",
+    ),
+    # modal words: "must" asserts, "cannot be" / "must not be" deny
+    ("Answer: the ace must not be red", "{~P1(c1())}"),
+    ("Answer: the ace cannot be red", "{~P1(c1())}"),
+    ("Answer: the ace can not be striped", "{~P2(c1())}"),
+    ("Answer: the ace necessarily is red", "{P1(c1())}"),
+    # either … or, inclusive unless "but not both"
+    ("Answer: either the ace is red or it is striped", "{P1(c1()),P2(c1())}"),
+    ("Answer: either the ace or the king is red", "{P1(c1()),P1(c2())}"),
+    (
+        "Answer: either the ace is red and the king is striped, or the ten is torn",
+        "{P1(c1())P2(c2()),P4(c3())}",
+    ),
+    (
+        "Answer: either the ace is red or the king is striped, but not both",
+        "{P1(c1())~P2(c2()),~P1(c1())P2(c2())}",
+    ),
+    ("Answer: the ace is red or striped but not both", "{P1(c1())~P2(c1()),~P1(c1())P2(c1())}"),
+    # two claims joined by a comma or a semicolon are both claimed
+    ("Answer: the ace is red; the king is striped", "{P1(c1())P2(c2())}"),
     ("Answer: nothing follows.", "{0}"),
+    ("Answer: We cannot conclude anything", "{0}"),
     ("Answer: Nothing definite can be concluded", "{0}"),
     ("Answer: No conclusion can be drawn.", "{0}"),
 ]
@@ -93,9 +128,61 @@ def test_names_with_hyphens_underscores_and_spaces_are_the_same() -> None:
 
 def test_lenient_reading_is_flagged() -> None:
     reading = read_answer(
-        "Answer: the ace seems to be red and the king probably striped", lexicon(CARDS)
+        "Answer: the ace is red, and the king is obviously striped", lexicon(CARDS)
     )
     assert reading.mode == "lenient" and reading.view == parse_pyetr("{P1(c1())P2(c2())}")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Answer: blah blah ace red",  # no copula: garbage that names an object and a property
+        "Answer: the ace red, the king not striped",
+        "Answer: the ace is clearly red and not the king",  # a negation before an object
+        "Answer: it is wrong that the ace is red",  # a word that changes the logic
+        "Answer: the ace is red because of what the premises say about it",  # too many unknowns
+        "Answer: every card is red, we know",
+    ],
+)
+def test_the_lenient_reading_does_not_turn_garbage_into_a_formula(answer: str) -> None:
+    reading = read_answer(answer, lexicon(CARDS))
+    assert reading.view is None and reading.status == "unreadable", reading
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("Answer: I can't tell", "undecided"),
+        ("Answer: It cannot be determined from the premises", "undecided"),
+        ("Answer: unknown", "undecided"),
+        ("Answer: There is not enough information", "undecided"),
+        ("Answer: I don't know", "undecided"),
+        ("Answer: the ace might be red", "hedged"),
+        ("Answer: the ace could be striped and the king is red", "hedged"),
+        ("Answer: possibly the ace is red", "hedged"),
+        ("Answer: the ace is red, but I am not sure", "hedged"),
+        ("Answer: the ace is red (this may be wrong)", "hedged"),
+        ("Answer: the ace seems to be red and the king probably striped", "hedged"),
+        ("Answer: I'm sorry, but I can't help with that.", "refusal"),
+        ("I'm sorry, I cannot answer this question.", "refusal"),  # no answer line
+        ("Answer: As an AI, I decline to speculate", "refusal"),
+        ("The ace is red.", "no_answer"),
+        ("", "no_answer"),
+        ("Answer: the ace is blue", "unreadable"),
+    ],
+)
+def test_no_conclusion_answers_are_recorded_by_kind_never_as_nothing_follows(
+    answer: str, status: str
+) -> None:
+    reading = read_answer(answer, lexicon(CARDS))
+    assert reading.view is None and reading.mode is None and reading.status == status, reading
+
+
+def test_nothing_follows_is_a_parsed_answer_and_undecided_is_not() -> None:
+    nothing = read_answer("Answer: Nothing follows.", lexicon(CARDS))
+    undecided = read_answer("Answer: I cannot tell.", lexicon(CARDS))
+    assert nothing.status == "nothing" and nothing.view == parse_pyetr("{0}")
+    assert undecided.status == "undecided" and undecided.view is None
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from biaslab.suites.fallacy import etr
-from biaslab.suites.fallacy.deciders import decide
+from biaslab.suites.fallacy.deciders import decide, problem_context
 from biaslab.suites.fallacy.mutate import MUTATIONS, PREDICATES, SEED_BANK, random_view, seed_pool
-from biaslab.suites.fallacy.search import Limits, find_problem
-from biaslab.suites.fallacy.views import total_atoms
+from biaslab.suites.fallacy.search import Limits, find_problem, tautological
+from biaslab.suites.fallacy.views import MView, parse_pyetr, total_atoms
 from tests.fallacy.reference_logic import reference_entails
 
 
@@ -71,6 +71,27 @@ def test_accepted_problems_meet_every_condition(index: int, size: int, quantifie
     falsum = View.get_falsum()  # consistent together, so each premise is satisfiable too
     assert decide(views, falsum).entailed is False
     assert all(decide([v], falsum).entailed is False for v in views)
+    verum = MView(stage=frozenset({frozenset()}))
+    assert not any(reference_entails([verum], p) for p in premises)  # no premise a tautology
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{P1(c1()),~P1(c1())}", True),  # "either the ace is red or it is not"
+        ("∀x {P1(x),~P1(x)}", True),
+        ("{P1(c1())P2(c1()),~P1(c1()),~P2(c1())}", True),
+        ("{P1(c1()),P2(c1())}", False),
+        ("{P1(c1())P2(c1())}^{P1(c1())}", False),
+        ("∃x {P1(x)}", False),
+    ],
+)
+def test_tautological_premises_are_recognised(text: str, expected: bool) -> None:
+    view = parse_pyetr(text)
+    verum = MView(stage=frozenset({frozenset()}))
+    assert reference_entails([verum], view) is expected  # the independent reference agrees
+    with problem_context():
+        assert tautological(view) is expected
 
 
 def test_the_search_is_a_function_of_its_random_stream() -> None:

@@ -7,15 +7,18 @@ Input: the tidy frame (one row per answer, :func:`biaslab.frames.answer_frame`) 
 * FallacyRate = fallacies / incorrect parsed answers, where a fallacy is an ETR-predicted answer
   that does not follow logically. Undefined, with its reason, when a model made no error. Reported
   under the robust ETR label (the headline) and the paper's exact label, each with a Wilson CI.
-* Its chance level: each incorrect answer's problem has a share of wrong same-shape answers that
-  are ETR-predicted (:mod:`biaslab.suites.fallacy.chance`); an answerer that erred on the same
-  problems, choosing its wrong answer at random, makes Poisson-binomially many fallacies. The null
+* Its chance level, per answer shape: each incorrect answer has the share of ETR-predicted
+  answers among its problem's wrong answers of the same shape (a conjunction of as many ground
+  literals; :mod:`biaslab.suites.fallacy.chance`); an answerer that erred on the same problems
+  with answers of the same shapes, choosing each at random, makes Poisson-binomially many
+  fallacies. The null
   mean, the 95% band, the excess and the exact one-sided p come from that distribution
   (:func:`biaslab.stats.bernoulli_null`) as the shared fields ``fallacy_rate_null`` … .
 * Parse failures per model; a model above 20% is flagged, as the paper excludes it.
 * Reversal: for answers to the same problem in both orders, a fallacy is *blocked* when the
   reversed answer is correct; the fallacy proportions of the two orders are compared with the
-  two-sided two-proportion z-test (the paper's Table 4 p-values are its two-sided normal p).
+  two-sided two-proportion z-test (the paper's Table 4 p-values are its two-sided normal p) and,
+  since the two orders answer the same problems, with the paired exact McNemar test.
 * Capability: :func:`capability_correlations` correlates the per-model FallacyRate with a score per
   model (Pearson, Spearman, exponential fit), for a table the user supplies.
 """
@@ -33,9 +36,11 @@ from biaslab.errors import BiaslabError
 from biaslab.stats import (
     CorrelationResult,
     ExponentialFitResult,
+    McNemarResult,
     ProportionTestResult,
     bernoulli_null,
     exponential_fit,
+    mcnemar_paired,
     null_fields,
     pearson,
     spearman,
@@ -55,16 +60,22 @@ DECISIONS = (
     "Headline label: the robust ETR label (PyETR's does_it_follow, or the same with issue marks "
     "restored from the premises and ETR's conclusions, or ETR's own conclusion up to renaming); "
     "the paper's exact label is reported beside it.",
-    "Chance level: per incorrect answer, the share of its problem's wrong categorical "
-    "conclusions over the problem's atoms (up to the size of ETR's conclusion) that are "
-    "ETR-predicted; the null count of fallacies is Poisson-binomial over the same answers (exact, "
-    "no simulation), p one-sided (more fallacies than chance).",
+    "Chance level per answer shape: for an incorrect answer that is a conjunction of j ground "
+    "literals, the share of ETR-predicted answers among its problem's wrong conjunctions of "
+    "exactly j literals over the problem's atoms (what an answerer choosing at random among "
+    "answers of that shape would hit); for other shapes (disjunctions, conditionals, quantified "
+    "answers) and sizes beyond those counted, the problem's share over conjunctions of up to "
+    "ETR's size (chance_by_shape counts the first kind). The null count of fallacies is "
+    "Poisson-binomial over the same answers (exact, no simulation), p one-sided (more fallacies "
+    "than chance).",
     "Answers whose ETR label could not be computed are left out of FallacyRate and counted.",
     "Models above 20% parse failures are flagged 'excluded' (the paper's rule) and left out of "
     "capability correlations.",
     "Reversal pairs answers to the same problem (item_problem_id) and epoch by the same model in "
     "the standard and the reversed order; blocked = fallacy in the standard order and correct in "
-    "the reversed one; z-test on the fallacy proportions of all parsed answers of each order.",
+    "the reversed one; z-test on the fallacy proportions of all parsed answers of each order (the "
+    "paper's), and the paired test: exact two-sided McNemar on the pairs parsed in both orders "
+    "(fallacy in one order only), since the same problems are answered in both orders.",
 )
 
 
@@ -84,11 +95,17 @@ class ModelRow(_Model):
     excluded: bool
     lenient: int
     nothing_follows: int
+    undecided: int = 0  # unparsed: "I can't tell", "cannot be determined", "unknown"
+    hedged: int = 0  # unparsed: "might", "could", "possibly" (a possibility, not a conclusion)
+    refusals: int = 0  # unparsed: a refusal to answer
     correct: int
     accuracy: float | None  # correct / parsed
     incorrect: int
     unlabelled: int  # incorrect answers without an ETR label
     etr_exact: int  # incorrect answers equal to ETR's conclusion up to renaming
+    #: incorrect answers whose chance level is that of their own shape (the rest: the problem's
+    #: pooled share over conjunctions up to ETR's size)
+    chance_by_shape: int = 0
     fallacies: int
     fallacy_rate: float | None
     fallacy_rate_ci: tuple[float, float] | None
@@ -118,7 +135,11 @@ class ReversalRow(_Model):
     blocked_rate: float | None
     blocked_ci: tuple[float, float] | None
     fallacies_reversed: int
-    test: ProportionTestResult
+    test: ProportionTestResult  # the paper's: two-proportion z-test of the two orders
+    #: paired: the same problem answered in both orders (both parsed); b = fallacy only in the
+    #: standard order, c = only in the reversed one; exact McNemar, two-sided
+    paired_pairs: int = 0
+    mcnemar: McNemarResult | None = None
 
 
 class AccuracySummary(_Model):
@@ -185,6 +206,10 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
         "item_chance_share": None,
         "item_chance_share_paper": None,
         "parse_mode": None,
+        "parse_status": None,
+        "answer_shape": None,
+        "answer_literals": None,
+        "item_chance_by_size": None,
         "matches_etr": None,
     }
     for column, value in defaults.items():
@@ -193,7 +218,38 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     data["item_problem_id"] = data["item_problem_id"].fillna(data["item_id"])
     data["parsed"] = data["parsed"].fillna(False).astype(bool)
     data["correct"] = data["correct"].fillna(False).astype(bool) & data["parsed"]
+    shares = [_shape_share(r) for r in data.to_dict("records")]
+    data["chance_robust"] = [s[0] for s in shares]
+    data["chance_paper"] = [s[1] for s in shares]
+    data["chance_by_shape"] = [s[2] for s in shares]
     return data
+
+
+def _shape_share(record: Mapping[Any, Any]) -> tuple[float | None, float | None, bool]:
+    """The chance level of one answer: the share of ETR-predicted answers among the wrong
+    candidates of its own shape (a conjunction of as many literals), robust and paper label; for
+    other shapes (disjunctions, conditionals, quantified answers) and sizes beyond those counted,
+    the problem's pooled share over conjunctions of up to ETR's size (third value False)."""
+    by_size = record.get("item_chance_by_size")
+    literals = record.get("answer_literals")
+    if (
+        record.get("answer_shape") == "conjunction"
+        and isinstance(by_size, list | tuple)
+        and isinstance(literals, int | float)
+        and literals == literals
+    ):
+        for size, wrong, robust, paper in by_size:
+            if size == int(literals) and wrong:
+                return robust / wrong, paper / wrong, True
+    return (
+        _number(record.get("item_chance_share")),
+        _number(record.get("item_chance_share_paper")),
+        False,
+    )
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 def _flag(series: pd.Series) -> pd.Series:
@@ -228,10 +284,10 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
     n = len(group)
     failure = (n - len(parsed)) / n if n else None
     fallacies, robust, unlabelled = _rate_fields(
-        "fallacy_rate", incorrect, "fallacy", "item_chance_share"
+        "fallacy_rate", incorrect, "fallacy", "chance_robust"
     )
     fallacies_paper, paper, _ = _rate_fields(
-        "fallacy_rate_paper", incorrect, "fallacy_paper", "item_chance_share_paper"
+        "fallacy_rate_paper", incorrect, "fallacy_paper", "chance_paper"
     )
     reason = None
     if incorrect.empty:
@@ -249,11 +305,15 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
         excluded=failure is not None and failure > EXCLUSION_THRESHOLD,
         lenient=int((parsed["parse_mode"] == "lenient").sum()),
         nothing_follows=int((parsed["parse_mode"] == "nothing").sum()),
+        undecided=int((group["parse_status"] == "undecided").sum()),
+        hedged=int((group["parse_status"] == "hedged").sum()),
+        refusals=int((group["parse_status"] == "refusal").sum()),
         correct=int(parsed["correct"].sum()),
         accuracy=float(parsed["correct"].mean()) if len(parsed) else None,
         incorrect=len(incorrect),
         unlabelled=unlabelled,
         etr_exact=int(exact.sum()),
+        chance_by_shape=int(incorrect["chance_by_shape"].sum()),
         fallacies=fallacies,
         fallacies_paper=fallacies_paper,
         reason=reason,
@@ -281,6 +341,13 @@ def _reversal(data: pd.DataFrame) -> list[ReversalRow]:
         )
         n_s, n_r = int(standard["parsed"].sum()), int(backward["parsed"].sum())
         interval = wilson_interval(int(blocked.sum()), int(fallacy_s.sum()))
+        both = pairs[pairs["parsed_s"].astype(bool) & pairs["parsed_r"].astype(bool)]
+        paired = None
+        if len(both):
+            paired = mcnemar_paired(
+                _flag(both["fallacy_s"]).fillna(False).astype(bool).to_numpy(),
+                _flag(both["fallacy_r"]).fillna(False).astype(bool).to_numpy(),
+            )
         rows.append(
             ReversalRow(
                 model=str(model),
@@ -291,6 +358,8 @@ def _reversal(data: pd.DataFrame) -> list[ReversalRow]:
                 blocked_ci=interval.ci,
                 fallacies_reversed=count_r,
                 test=two_proportion_ztest([count_s, count_r], [n_s, n_r]),
+                paired_pairs=len(both),
+                mcnemar=paired,
             )
         )
     return rows

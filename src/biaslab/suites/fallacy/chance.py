@@ -65,6 +65,11 @@ def wrong_count(atoms: int, entailed: int, size: int) -> int:
     return candidate_count(atoms, size) - sum(math.comb(entailed, j) for j in range(1, size + 1))
 
 
+def wrong_count_of_size(atoms: int, entailed: int, size: int) -> int:
+    """Wrong candidates of exactly ``size`` literals."""
+    return math.comb(atoms, size) * 2**size - math.comb(entailed, size)
+
+
 def candidate_view(literals: Iterable[Literal]) -> MView:
     return MView.build([list(literals)])
 
@@ -74,8 +79,22 @@ def literal(atom: Atom, positive: bool) -> Literal:
 
 
 @dataclass(frozen=True)
+class SizeCount:
+    """The candidates of exactly ``size`` literals: how many are wrong, how many of those are
+    ETR-predicted (robust label, paper label)."""
+
+    size: int
+    wrong: int
+    fallacies_robust: int
+    fallacies_paper: int
+
+
+@dataclass(frozen=True)
 class ChanceLevel:
-    """The candidate counts of one problem (shares are None when no candidate is wrong)."""
+    """The candidate counts of one problem (shares are None when no candidate is wrong), in
+    total over sizes 1..size and per exact size (``by_size``, up to the larger of the two
+    orders' shape sizes, so an answer of j literals can be set beside the candidates of its own
+    shape)."""
 
     atoms: int
     size: int
@@ -84,6 +103,7 @@ class ChanceLevel:
     wrong: int
     fallacies_paper: int
     fallacies_robust: int
+    by_size: tuple[SizeCount, ...] = ()
 
     @property
     def share_paper(self) -> float | None:

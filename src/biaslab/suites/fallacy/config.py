@@ -1,4 +1,5 @@
-"""Configuration of the fallacy suite: one pydantic model, named presets, ``-p key=value`` parsing."""
+"""Configuration of the fallacy suite: one pydantic model and named presets (``-p key=value``
+strings are parsed by the shared :mod:`biaslab.suites.params`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from biaslab.errors import BiaslabError
 from biaslab.suites.fallacy.themes import THEME_KEYS
+from biaslab.suites.params import resolve_params
 
 Order = Literal["standard", "reversed", "both"]
+
+#: most problems one ``generate`` call makes (``--n``): every problem's search, facts and items are
+#: held in memory until the set is written, and at about 0.1-0.2 CPU-s per problem this is already
+#: tens of minutes of work; make larger sets as several seeds
+MAX_PROBLEMS = 10_000
 
 
 class Config(BaseModel):
@@ -38,6 +45,13 @@ class Config(BaseModel):
                 f"unknown theme {unknown[0]!r}" if unknown else "at least one theme is needed"
             )
         return tuple(dict.fromkeys(value))
+
+    @field_validator("problems")
+    @classmethod
+    def _problem_file(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_file():
+            raise ValueError(f"no such file {value!r}")
+        return value
 
     @model_validator(mode="after")
     def _sizes(self) -> Config:
@@ -80,43 +94,10 @@ PARAMETER_DOCS: dict[str, str] = {
     "workers": "worker processes for generation (default: cores, at most 2); never changes the output",
 }
 
-_INT_KEYS = ("min_atoms", "max_atoms", "max_premises", "workers")
-
 
 def resolve_config(
     preset: str | None = "default", overrides: Mapping[str, str] | None = None
 ) -> Config:
-    """Preset (None = "default") plus ``-p key=value`` overrides -> Config, one-line errors."""
-    preset = preset or "default"
-    if preset not in PRESETS:
-        raise BiaslabError(f"unknown fallacy preset {preset!r} (presets: {', '.join(PRESETS)})")
-    values: dict[str, Any] = dict(PRESETS[preset])
-    for key, raw in (overrides or {}).items():
-        values[key] = _parse_value(key, raw)
-    try:
-        return Config(**values)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        key = ".".join(str(p) for p in error["loc"]) or "config"
-        raise BiaslabError(f"fallacy parameter {key}: {error['msg']}") from None
-
-
-def _parse_value(key: str, raw: str) -> Any:
-    if key not in Config.model_fields:
-        valid = ", ".join(Config.model_fields)
-        raise BiaslabError(f"unknown fallacy parameter {key!r} (valid: {valid})")
-    raw = raw.strip()
-    try:
-        if key in _INT_KEYS:
-            return int(raw)
-        if key == "quantified":
-            return float(raw)
-    except ValueError:
-        raise BiaslabError(f"fallacy parameter {key}: {raw!r} is not a number") from None
-    if key == "themes":
-        return tuple(t.strip() for t in raw.split(",") if t.strip())
-    if key == "problems":
-        if not Path(raw).is_file():
-            raise BiaslabError(f"fallacy parameter problems: no such file {raw!r}")
-        return raw
-    return raw
+    """Preset (None = "default") plus ``-p key=value`` overrides -> Config, one-line errors (the
+    shared :func:`biaslab.suites.params.resolve_params`)."""
+    return resolve_params(Config, "fallacy", PRESETS, preset or "default", overrides or {})

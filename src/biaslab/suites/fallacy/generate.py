@@ -11,6 +11,7 @@ the problems come from a file instead and are checked, not searched for.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,16 +20,17 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from biaslab import progress
 from biaslab.errors import BiaslabError
 from biaslab.schema import Item, Turn
 from biaslab.seeding import item_random
 from biaslab.suites.fallacy import workers
-from biaslab.suites.fallacy.config import Config
+from biaslab.suites.fallacy.config import MAX_PROBLEMS, Config
 from biaslab.suites.fallacy.render import NOTHING, prompt, view_text
 from biaslab.suites.fallacy.themes import Names, draw_names, get_theme
 from biaslab.suites.fallacy.views import Literal, MView
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 SUITE = "fallacy"
 PARSER = "view"
 KIND = "conclusion"
@@ -69,27 +71,53 @@ def _search(task: SearchTask) -> Solved:
 def _import(texts: tuple[str, ...]) -> Solved | str:
     """Worker: read and analyse an imported problem (a one-line reason if it cannot be used)."""
     from biaslab.suites.fallacy import etr
+
+    premises = []
+    for number, text in enumerate(texts, start=1):
+        try:
+            from pyetr import View
+
+            premises.append(etr.from_view(View.from_str(text)).canonical())
+        except Exception as exc:  # PyETR's parser raises several types, with multi-line messages
+            return (
+                f"premise {number} {text!r}: cannot read it as a monadic PyETR view "
+                f"({type(exc).__name__}: {_one_line(str(exc))})"
+            )
+    from biaslab.suites.fallacy.deciders import problem_context
     from biaslab.suites.fallacy.solve import analyse
 
     try:
-        from pyetr import View
-
-        premises = tuple(etr.from_view(View.from_str(text)).canonical() for text in texts)
-    except Exception as exc:  # PyETR's parser raises several types
-        return f"cannot read a premise as a monadic PyETR view: {type(exc).__name__}: {exc}"
-    from biaslab.suites.fallacy.deciders import problem_context
-
-    try:
         with problem_context():
-            facts = analyse(premises)
+            facts = analyse(tuple(premises))
     except (etr.OverBudget, ValueError) as exc:
-        return f"cannot analyse the problem: {exc}"
-    return Solved(premises, facts, {}, "imported")
+        return f"cannot analyse the problem: {_one_line(str(exc))}"
+    except Exception as exc:  # PyETR or the solvers failing on an unusual view: name it, go on
+        return f"cannot analyse the problem ({type(exc).__name__}: {_one_line(str(exc))})"
+    return Solved(tuple(premises), facts, {}, "imported")
+
+
+_FOUND = re.compile(r"found (.+?)\s+\(at char (\d+)\)")
+
+
+def _one_line(message: str) -> str:
+    """A library message on one line: pyparsing's 'Expected <grammar>, found X (at char N)'
+    becomes 'unexpected X at character N'; anything else has its whitespace collapsed."""
+    found = _FOUND.search(message)
+    if found:
+        what = "end of text" if found.group(1) == "end of text" else found.group(1)
+        return f"unexpected {what} at character {found.group(2)}"
+    text = " ".join(message.split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def generate(config: Config, seed: int, n: int) -> list[Item]:
     if config.problems is not None:
         return _imported_items(config, seed, Path(config.problems))
+    if n > MAX_PROBLEMS:
+        raise BiaslabError(
+            f"fallacy: --n {n} is above the limit of {MAX_PROBLEMS:,} problems per call "
+            "(generate larger sets as several seeds)"
+        )
     sizes = config.sizes
     tasks = [
         SearchTask(
@@ -102,7 +130,11 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
         for i in range(n)
     ]
     count = config.workers or workers.default_workers()
-    solved = list(workers.map_ordered(_search, tasks, min(count, max(1, n))))
+    progress.expect(n)  # about 0.1-0.2 CPU-s per problem: a bar for large sets
+    solved = []
+    for problem in workers.map_ordered(_search, tasks, min(count, max(1, n))):
+        solved.append(problem)
+        progress.advance()
     items: list[Item] = []
     for task, problem in zip(tasks, solved, strict=True):
         theme_rng = item_random(seed, "fallacy-theme", task.index)
@@ -191,6 +223,10 @@ def _chance_meta(chance: Any) -> dict[str, JsonValue]:
         "chance_fallacies_paper": None if chance is None else chance.fallacies_paper,
         "chance_share": None if chance is None else chance.share_robust,
         "chance_share_paper": None if chance is None else chance.share_paper,
+        # per exact answer size j: [j, wrong candidates, robust fallacies, paper fallacies]
+        "chance_by_size": None
+        if chance is None
+        else [[c.size, c.wrong, c.fallacies_robust, c.fallacies_paper] for c in chance.by_size],
     }
 
 
@@ -235,7 +271,10 @@ def read_problem_rows(path: Path) -> list[_Row]:
             or not all(isinstance(p, str) for p in premises)
         ):
             raise BiaslabError(f"{path}:{number}: 'premises' must be a non-empty list of strings")
-        row_id = str(data.get("id", number))
+        raw_id = data.get("id", number)
+        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or str(raw_id) == "":
+            raise BiaslabError(f"{path}:{number}: 'id' must be a non-empty string or an integer")
+        row_id = str(raw_id)
         if row_id in seen:
             raise BiaslabError(f"{path}:{number}: duplicate id {row_id!r}")
         seen.add(row_id)
@@ -254,7 +293,11 @@ def read_problem_rows(path: Path) -> list[_Row]:
 def _imported_items(config: Config, seed: int, path: Path) -> list[Item]:
     rows = read_problem_rows(path)
     count = config.workers or workers.default_workers()
-    results = list(workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))))
+    progress.expect(len(rows))
+    results = []
+    for result in workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))):
+        results.append(result)
+        progress.advance()
     items: list[Item] = []
     for row, result in zip(rows, results, strict=True):
         if isinstance(result, str):

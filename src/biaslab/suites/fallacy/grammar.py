@@ -2,20 +2,26 @@
 monadic view, deterministically, over the problem's own names and the constructions the premises
 use:
 
-    sentence   := "nothing follows"-like | prefix* (conditional | disjunction)
+    sentence   := "nothing follows"-like | prefix* (conditional | disjunction ("but not both")?)
+                | "it is not the case that" disjunction                     (De Morgan)
     prefix     := "for all" VAR | "there is some" VAR "such that"            (also every/each/exists)
     conditional:= "if" conjunction ","? "then"? disjunction
     disjunction:= "either"? conjunction ("or" conjunction)*
-    conjunction:= clause (("and" | "but") clause)*
+    conjunction:= clause (("and" | "but" | ",") clause)*
     clause     := subjects copula predicates
                 | "neither" S "nor" S copula predicates | "at least one of" S "or" S copula P
     subjects   := subject ("and" subject)*       ("the ace and the king are red": both are)
     predicates := "not"? P (("and" | "but") "not"? P)* | "either" P "or" P | P ("or" P)+
-                | "neither" P "nor" P
+                | "neither" P "nor" P | "not either" P "or" P | "not both" P "and" P
     subject    := object | variable | "it" (the last subject)
 
 "and" binds tighter than "or"; after "and"/"or" a property continues the predicate list and a
-subject starts a new clause. Copulas are "is", "are", "must be", "is definitely" … Besides the
+subject starts a new clause. A "not" negates the one property after it ("not P and Q" is ~P ∧ Q,
+"not P or Q" is ~P ∨ Q); "not both" and "not either" negate the whole list after them ("A and B
+are not both P" is ~P(A) ∨ ~P(B); "A is not either P or Q" is ~P(A) ∧ ~Q(A)). Modal words: "must"
+(and "necessarily", "definitely" …) asserts the bare claim; "might", "may", "could", "possibly" …
+are not in the grammar, so a hedged sentence never reads (:mod:`reading` records it as hedged).
+Copulas are "is", "are", "must be", "is definitely" … Besides the
 premises' explicit prefixes, the usual English quantified forms of one variable are read:
 "something is P", "some card is P and Q", "there is a P card that is (also) Q", "everything is P",
 "every card that is P is Q", "all P cards are Q", "no card is P", "nothing is P".
@@ -84,21 +90,39 @@ class _Parser:
     # ------------------------------------------------------------------ sentence
 
     def sentence(self) -> MView:
+        if self.take("not-the-case"):
+            return self._negated_sentence()
         natural = self._natural_quantified()
         if natural is not None:
             return natural
         while self._quantifier():
             pass
         self.commas()
-        conditional = self.take("if")
-        view = (
-            self._conditional()
-            if conditional
-            else MView.build(self._disjunction(), (), self.prefix)
-        )
+        if self.take("if"):
+            view = self._conditional()
+        else:
+            states = self._disjunction()
+            self.commas()
+            if self.take("but", "and"):
+                if not self.take("not-both"):
+                    raise ParseError(f"unexpected {self._where()}")
+                states = _exclusive(states)
+            view = MView.build(states, (), self.prefix)
         if not self.done():
             raise ParseError(f"unexpected {self._where()}")
         return view
+
+    def _negated_sentence(self) -> MView:
+        """'it is not the case that S' for a sentence S without quantifiers or 'if': the negation
+        of S's disjunction of conjunctions, multiplied out into one again (De Morgan)."""
+        states = self._disjunction()
+        if not self.done():
+            raise ParseError(f"unexpected {self._where()}")
+        negated = _product([[frozenset({lit.negated()}) for lit in state] for state in states])
+        consistent = [s for s in negated if not any(lit.negated() in s for lit in s)]
+        if not consistent:
+            raise ParseError("the negation of a tautology")
+        return MView.build(_minimal(consistent))
 
     def _quantifier(self) -> bool:
         start = self.pos
@@ -134,7 +158,8 @@ class _Parser:
         return MView.build([supposition | state for state in consequent], supposition, self.prefix)
 
     def _disjunction(self, stop_at_comma: bool = False) -> DNF:
-        self.take("either")
+        if not self._at_either_subjects():
+            self.take("either")
         states = self._conjunction(stop_at_comma)
         while True:
             save = self.pos
@@ -152,7 +177,8 @@ class _Parser:
             save = self.pos
             if not stop_at_comma:
                 self.commas()
-            if self.take("and", "but", "while", "whereas") and self._starts_clause():
+            joined = self.take("and", "but", "while", "whereas") or self.pos > save
+            if joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
                 states = [a | b for a in states for b in self._clause()]
             else:
                 self.pos = save
@@ -202,21 +228,36 @@ class _Parser:
             subjects.append(self._subject())
         self.last_subjects = [term for group in subjects for term in group]
         self._copula()
+        if self.take("not-both"):
+            # "A and B are not both P": not (P(A) and P(B)); "A is not both P and Q" likewise
+            properties = self._property_list()
+            if any(not positive for _, positive in properties):
+                raise ParseError("a negation inside 'not both'")
+            return _unique(
+                [
+                    frozenset({_lit(p, term, False)})
+                    for term in self.last_subjects
+                    for p, _ in properties
+                ]
+            )
         return _product(_apply(subjects, self._predicates()))
 
     def _either_subjects(self) -> bool:
         """'either the ace or the king is red' (a disjunction over subjects), as opposed to a
         sentence-level 'either A, or B'."""
-        if (
+        if self._at_either_subjects():
+            self.pos += 1
+            return True
+        return False
+
+    def _at_either_subjects(self) -> bool:
+        return (
             self.at("either")
             and self._subject_token(self.peek(1))
             and self.at("or", offset=2)
             and self._subject_token(self.peek(3))
             and self.at("is", offset=4)
-        ):
-            self.pos += 1
-            return True
-        return False
+        )
 
     def _next_is_subject(self, offset: int) -> bool:
         token = self.peek(offset)
@@ -254,6 +295,15 @@ class _Parser:
 
     def _predicates(self) -> list[list[tuple[str, bool]]]:
         """Alternatives (outer list, disjunction) of conjunctions of (predicate, positive)."""
+        if self.take("not-either") or (self.at(*NEGATIONS) and self.at("either", offset=1)):
+            # "not either P or Q": neither of them
+            self.take(*NEGATIONS)
+            self.take("either")
+            properties = [self._property(True)]
+            while self.take("or"):
+                properties.append(self._property(True))
+            return [properties]
+        # a "not" scopes over the property right after it only: "not P and Q" is ~P and Q
         negated = self.take(*NEGATIONS)
         if self.take("either"):
             alternatives = [[self._property(negated)]]
@@ -400,6 +450,25 @@ def _product(dnfs: Iterable[DNF]) -> DNF:
 
 def _unique(states: DNF) -> DNF:
     return list(dict.fromkeys(states))
+
+
+def _exclusive(states: DNF) -> DNF:
+    """'A or B, but not both' for two disjuncts: (A ∧ ¬B) ∨ (¬A ∧ B) as a disjunction of
+    conjunctions (¬B is the disjunction of B's negated literals)."""
+    if len(states) != 2:
+        raise ParseError("'but not both' needs exactly two alternatives")
+    first, second = states
+    result = [first | {lit.negated()} for lit in sorted(second)]
+    result += [second | {lit.negated()} for lit in sorted(first)]
+    consistent = [s for s in result if not any(lit.negated() in s for lit in s)]
+    if not consistent:
+        raise ParseError("'but not both' of two alternatives that cannot both fail")
+    return _minimal(consistent)
+
+
+def _minimal(states: DNF) -> DNF:
+    """The states no other state is a proper subset of (the same disjunction, shorter)."""
+    return [s for s in _unique(states) if not any(other < s for other in states)]
 
 
 def read_sentence(sentence: str, lexicon: Lexicon) -> MView:

@@ -25,6 +25,17 @@ FILLERS = frozenset(
     }
 )  # fmt: skip
 NEGATIONS = frozenset({"not", "never"})
+#: phrases that are one grammar word: "not both" / "not either" scope over a whole list, and the
+#: sentence negations scope over the whole sentence
+PHRASES = {
+    "at least one of": "at least one of",
+    "such that": "such that",
+    "not both": "not-both",
+    "not either": "not-either",
+    "it is not the case that": "not-the-case",
+    "it is not true that": "not-the-case",
+    "it is false that": "not-the-case",
+}
 
 
 @dataclass(frozen=True)
@@ -55,8 +66,8 @@ class Lexicon:
 
     def phrases(self) -> dict[tuple[str, ...], Token]:
         table: dict[tuple[str, ...], Token] = {}
-        for phrase, kind in (("at least one of", "word"), ("such that", "word")):
-            table[tuple(phrase.split())] = Token(kind, phrase)
+        for phrase, word in PHRASES.items():
+            table[tuple(phrase.split())] = Token("word", word)
         for phrase in sorted(self.kinds):
             table[tuple(phrase.split())] = Token("kind", phrase)
         for phrase, predicate in sorted(self.properties.items()):
@@ -103,6 +114,8 @@ def tokenize(text: str, lexicon: Lexicon) -> list[Token]:
 
 
 def _contractions(words: list[str]) -> list[str]:
+    """Contractions expanded ("isn't" -> "is not"), and a negated copula in copula order
+    ("must not be" / "cannot be" / "can not be" -> "is not")."""
     out: list[str] = []
     for word in words:
         if word == "t" and out and out[-1] in ("isn", "aren", "can", "doesn", "don", "wasn"):
@@ -114,6 +127,19 @@ def _contractions(words: list[str]) -> list[str]:
             )
         elif word == "cannot":
             out.append("cannot")
+        else:
+            out.append(word)
+    return _negated_copulas(out)
+
+
+def _negated_copulas(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        if word == "be" and out and out[-1] in ("not", "cannot"):
+            if out[-1] == "not" and len(out) > 1 and out[-2] == "can":
+                out.pop()
+            out[-1] = "is"
+            out.append("not")
         else:
             out.append(word)
     return out

@@ -24,7 +24,10 @@ _RATE_HEADER = (
     "paper label",
     "excluded",
 )
-_REVERSAL_HEADER = ("model", "pairs", "fallacies", "blocked", "blocked %", "95% CI", "z", "p")
+_REVERSAL_HEADER = (
+    "model", "pairs", "fallacies", "blocked", "blocked %", "95% CI", "z", "p",
+    "paired", "only standard", "only reversed", "McNemar p",
+)  # fmt: skip
 
 
 def _rate_rows(results: FallacyResults) -> list[list[object]]:
@@ -52,6 +55,30 @@ def _rate_rows(results: FallacyResults) -> list[list[object]]:
     ]
 
 
+_READING_HEADER = (
+    "model", "order", "n", "lenient", "nothing follows", "undecided", "hedged", "refusals",
+    "other unparsed",
+)  # fmt: skip
+
+
+def _reading_rows(results: FallacyResults) -> list[list[object]]:
+    """How the answers were read: the parsed kinds flagged, the unparsed by kind."""
+    return [
+        [
+            r.model,
+            r.order,
+            r.n,
+            r.lenient,
+            r.nothing_follows,
+            r.undecided,
+            r.hedged,
+            r.refusals,
+            r.unparsed - r.undecided - r.hedged - r.refusals,
+        ]
+        for r in results.rows
+    ]
+
+
 def _reversal_rows(results: FallacyResults) -> list[list[object]]:
     return [
         [
@@ -63,6 +90,10 @@ def _reversal_rows(results: FallacyResults) -> list[list[object]]:
             r.blocked_ci,
             r.test.statistic,
             r.test.pvalue,
+            r.paired_pairs,
+            None if r.mcnemar is None else r.mcnemar.b,
+            None if r.mcnemar is None else r.mcnemar.c,
+            None if r.mcnemar is None else r.mcnemar.pvalue,
         ]
         for r in results.reversal
     ]
@@ -96,6 +127,9 @@ def tables(results: FallacyResults) -> str:
         f"fallacy: {results.n_rows} answers; FallacyRate = fallacies / incorrect parsed answers "
         "(robust ETR label), chance = random erring over the same problems",
         text_table(_RATE_HEADER, _rate_rows(results)),
+        "",
+        "answers read (nothing follows is a parsed answer; undecided, hedged, refusals unparsed):",
+        text_table(_READING_HEADER, _reading_rows(results)),
     ]
     if results.reversal:
         parts += [
@@ -145,19 +179,31 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         "## Fallacies (ETR)",
         "FallacyRate = ETR-predicted answers that do not follow logically, over all parsed answers "
         "that do not follow (robust ETR label; the paper's exact label in its own column), with a "
-        "Wilson 95% CI. *Chance* is the rate an answerer erring on the same problems, but at "
-        "random among the categorical conclusions over each problem's atoms, would get: its exact "
-        "Poisson-binomial mean and 95% band; *p* is the one-sided exact p-value of the excess. "
+        "Wilson 95% CI. *Chance* is the rate an answerer erring on the same problems with answers "
+        "of the same shapes, each chosen at random among the wrong answers of its shape over the "
+        "problem's atoms (a conjunction of as many literals; other shapes: the problem's pooled "
+        "share), would get: its exact Poisson-binomial mean and 95% band; *p* is the one-sided "
+        "exact p-value of the excess. "
         "Models with more than 20% unparsed answers are flagged *excluded*, as in the paper.",
         markdown_table(_RATE_HEADER, _rate_rows(results)),
     ]
     if figure is not None:
         parts.append(f"![FallacyRate and chance level]({figure.name})")
+    parts += [
+        "### How the answers were read",
+        "A reply saying that nothing follows is a parsed answer (logic's and ETR's verum). Replies "
+        "that say the model cannot tell (*undecided*), that only say what might be (*hedged*), "
+        "refusals, replies without an answer line and unreadable ones are unparsed, each counted. "
+        "*Lenient* readings (the conjunction of the object-property pairs) are parsed and flagged.",
+        markdown_table(_READING_HEADER, _reading_rows(results)),
+    ]
     if results.reversal:
         parts += [
             "### Premise-order reversal (the paper's Table 4)",
             "Blocked = a fallacy in the standard order whose reversed-order answer is correct; the "
-            "z-test compares the fallacy proportions of the two orders (two-sided).",
+            "z-test compares the fallacy proportions of the two orders (two-sided, the paper's); "
+            "the paired exact McNemar test uses the problems parsed in both orders (fallacy in "
+            "the standard order only vs in the reversed order only).",
             markdown_table(_REVERSAL_HEADER, _reversal_rows(results)),
         ]
     if summary.models:

@@ -6,8 +6,9 @@ premises (both deciders; their agreement is recorded), ``etr_predicted_paper`` =
 ``default_procedure_does_it_follow`` (the paper's label), ``etr_predicted`` = the robust label
 (the paper's, or with issue marks restored, or ETR's own conclusion up to renaming), and
 ``fallacy`` / ``fallacy_paper`` = ETR-predicted and not correct. An unreadable reply (no answer
-line, a refusal, words outside the problem) is unparsed — never "nothing follows" — and scored
-wrong; a failure in scoring is recorded, never raised.
+line, a refusal, "I can't tell", a hedged "might be", words outside the problem) is unparsed —
+never "nothing follows" — with its kind in ``parse_status``, and scored wrong; a failure in
+scoring is recorded, never raised.
 """
 
 from __future__ import annotations
@@ -29,9 +30,16 @@ class FallacyRecord(OpenAnswerRecord):
 
     record: TypingLiteral["fallacy"] = "fallacy"
     parse_mode: str | None = None  # strict | lenient | nothing | None (unparsed)
+    #: how the reply was read: parse_mode when parsed, else undecided | hedged | refusal |
+    #: no_answer | unreadable (reading.STATUSES)
+    parse_status: str | None = None
     lenient: bool = False
     sentence: str = ""
     parse_error: str | None = None
+    #: the answer's shape, for its chance level: conjunction (of ground literals) | disjunction |
+    #: conditional | quantified | nothing; answer_literals = its number of literals
+    answer_shape: str | None = None
+    answer_literals: int | None = None
     etr_predicted: bool | None = None
     etr_predicted_paper: bool | None = None
     fallacy: bool | None = None
@@ -58,6 +66,18 @@ def problem_views(item: Item) -> tuple[list[MView], list[MView | None]]:
     return premises, conclusions
 
 
+def answer_shape(view: MView) -> str:
+    """conjunction (one state of ground literals) | disjunction | conditional | quantified |
+    nothing (verum)."""
+    if view.is_verum:
+        return "nothing"
+    if view.quantified:
+        return "quantified"
+    if view.supposition:
+        return "conditional"
+    return "conjunction" if len(view.stage) == 1 else "disjunction"
+
+
 def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
     """Parse and score one reply (the suite's ``view`` parser)."""
     reading = read_answer(completion, lexicon(item))
@@ -68,12 +88,15 @@ def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
         "completion": completion,
         "sentence": reading.sentence,
         "parse_mode": reading.mode,
+        "parse_status": reading.status,
         "lenient": reading.mode == "lenient",
     }
     if reading.view is None:
         return FallacyRecord(
             **common, predicted=None, parsed=False, correct=False, parse_error=reading.error
         )
+    common["answer_shape"] = answer_shape(reading.view)
+    common["answer_literals"] = reading.view.n_atoms
     premises, conclusions = problem_views(item)
     from biaslab.suites.fallacy import solve
 

@@ -10,7 +10,8 @@ a non-trivial conclusion. The search stops when every condition holds at once:
    falsum, and ``default_procedure_does_it_follow`` endorses it;
 3. the conclusion does not follow logically, by both deciders (which also makes the premises
    jointly consistent: inconsistent premises entail everything), and they agree;
-4. the vocabulary fits a theme (at most six predicates) and there are at least two premises.
+4. the vocabulary fits a theme (at most six predicates) and there are at least two premises;
+5. no premise is tautological (true in every model, by the finite-domain decider).
 
 Every draw comes from the ``random.Random`` of the problem index; every rejection is counted.
 Runs in a worker process (it imports PyETR through :mod:`biaslab.suites.fallacy.etr`).
@@ -21,10 +22,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from biaslab.errors import BiaslabError
 from biaslab.suites.fallacy import etr
-from biaslab.suites.fallacy.deciders import decide
+from biaslab.suites.fallacy.deciders import Decision, decide, finite, unbounded_z3
 from biaslab.suites.fallacy.mutate import PREDICATES, random_view, seed_pool
 from biaslab.suites.fallacy.solve import Known
 from biaslab.suites.fallacy.views import MView, shared_issues, total_atoms
@@ -103,7 +105,11 @@ def _accept(
     if quick.finite.entailed is not False:
         rejections["conclusion valid" if quick.finite.entailed else "undecided"] += 1
         return None
-    decision = decide(views, target)
+    if any(tautological(p) for p in premises):  # cached: premises recur across lists
+        rejections["tautological premise"] += 1
+        return None
+    # the finite verdict is already known: only the unbounded decider is left to run
+    decision = Decision(quick.finite, unbounded_z3(views, target))
     if not decision.agree:
         rejections["deciders disagree or undecided"] += 1
         return None
@@ -117,6 +123,13 @@ def _accept(
         rejections["conclusion not endorsed by does_it_follow"] += 1
         return None
     return Found(premises, Known(found, reversed_found, decision, endorsed), rejections)
+
+
+@lru_cache(maxsize=4096)
+def tautological(view: MView) -> bool:
+    """Whether a premise is true in every model ("either the ace is red or it is not"): it tells
+    the reader nothing, so no problem may have one (an undecided check counts as one)."""
+    return finite([], etr.to_view(view)).entailed is not False
 
 
 def find_problem(rng: random.Random, size: int, limits: Limits = Limits()) -> Found:

@@ -9,6 +9,8 @@ boundaries as they are.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +18,7 @@ from biaslab.suites.fallacy import etr
 from biaslab.suites.fallacy.chance import (
     Atom,
     ChanceLevel,
+    SizeCount,
     candidate_count,
     candidate_view,
     endorsable,
@@ -23,9 +26,10 @@ from biaslab.suites.fallacy.chance import (
     problem_atoms,
     shape_size,
     wrong_count,
+    wrong_count_of_size,
 )
 from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
-from biaslab.suites.fallacy.views import Literal, MView
+from biaslab.suites.fallacy.views import VARIABLE_NAMES, Literal, MView
 
 
 @dataclass(frozen=True)
@@ -76,13 +80,12 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
     chance = chance_reversed = None
     if atoms:
         size = shape_size(forward.view, backward.view)
-        chance = chance_level(premises, [forward, backward], atoms, set(entailed), size)
         size_reversed = shape_size(backward.view, forward.view)
-        chance_reversed = chance
-        if size_reversed != size:
-            chance_reversed = chance_level(
-                premises, [forward, backward], atoms, set(entailed), size_reversed
-            )
+        counts = counts_by_size(
+            premises, [forward, backward], atoms, set(entailed), max(size, size_reversed)
+        )
+        chance = chance_level(len(atoms), len(entailed), counts, size)
+        chance_reversed = chance_level(len(atoms), len(entailed), counts, size_reversed)
     return Facts(
         premise_texts=tuple(v.to_str() for v in views),
         conclusion=forward,
@@ -96,37 +99,48 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
     )
 
 
-def chance_level(
+def counts_by_size(
     premises: Sequence[MView],
     conclusions: Sequence[etr.Conclusion],
     atoms: Sequence[Atom],
     entailed: set[Literal],
     size: int,
-) -> ChanceLevel:
-    """Count the wrong candidates of up to ``size`` literals and the ETR-endorsed ones among them
-    (see :mod:`chance`)."""
+) -> tuple[SizeCount, ...]:
+    """Per exact size 1..``size``: the wrong candidates and the ETR-endorsed ones among them (see
+    :mod:`chance`; the same for both premise orders, since PyETR's label tries both)."""
     endorsement = etr.Endorsement(premises)
     concluded = [c.view for c in conclusions if c.view is not None]
     pool = endorsable(endorsement.states(), atoms, size)
     pool.update(endorsable([s for c in concluded for s in c.stage], atoms, size))
-    paper = robust = 0
+    paper = [0] * (size + 1)
+    robust = [0] * (size + 1)
     for state in pool:
         if state <= entailed:
             continue  # a correct candidate
         candidate = candidate_view(state)
         if endorsement.follows(candidate):
-            paper += 1
-            robust += 1
+            paper[len(state)] += 1
+            robust[len(state)] += 1
         elif endorsement.robust_extra(candidate, concluded):
-            robust += 1
+            robust[len(state)] += 1
+    return tuple(
+        SizeCount(j, wrong_count_of_size(len(atoms), len(entailed), j), robust[j], paper[j])
+        for j in range(1, size + 1)
+    )
+
+
+def chance_level(atoms: int, entailed: int, counts: Sequence[SizeCount], size: int) -> ChanceLevel:
+    """The chance level of candidates of up to ``size`` literals, from the per-size counts."""
+    chosen = [c for c in counts if c.size <= size]
     return ChanceLevel(
-        atoms=len(atoms),
+        atoms=atoms,
         size=size,
-        entailed=len(entailed),
-        candidates=candidate_count(len(atoms), size),
-        wrong=wrong_count(len(atoms), len(entailed), size),
-        fallacies_paper=paper,
-        fallacies_robust=robust,
+        entailed=entailed,
+        candidates=candidate_count(atoms, size),
+        wrong=wrong_count(atoms, entailed, size),
+        fallacies_paper=sum(c.fallacies_paper for c in chosen),
+        fallacies_robust=sum(c.fallacies_robust for c in chosen),
+        by_size=tuple(counts),
     )
 
 
@@ -161,10 +175,44 @@ def _label_answer(
     try:
         endorsement = etr.Endorsement(premises)
         paper = endorsement.follows(answer)
-        robust = paper or endorsement.robust_extra(answer, concluded)
+        robust = matches or any(
+            endorsement.follows(named) or endorsement.robust_extra(named, concluded)
+            for named in namings(answer)
+        )
     except (etr.OverBudget, ValueError) as exc:
         return AnswerLabels(decision.best, decision.agree, None, None, matches, f"ETR: {exc}")
-    return AnswerLabels(decision.best, decision.agree, paper, robust or matches, matches, note)
+    return AnswerLabels(decision.best, decision.agree, paper, robust, matches, note)
+
+
+#: the names the robust label tries for an answer's arbitrary objects: the suite's own, then the
+#: ones PyETR gives fresh objects
+NAMING_POOL = (*VARIABLE_NAMES, "a", "b", "c", "d", "e", "f")
+MAX_NAMINGS = 200
+
+
+def namings(answer: MView) -> list[MView]:
+    """The answer under every injective naming of its variables from the first m names of
+    :data:`NAMING_POOL` (m as large as keeps the count within :data:`MAX_NAMINGS`).
+
+    An English answer has no variable names, but PyETR's ``does_it_follow`` compares exactly, so
+    its verdict can change with them (it does on generated quantified problems: a premise restated
+    with ∃x endorsed, with ∃y not). The robust
+    label asks whether ETR endorses the answer under *some* naming: the set of namings is the
+    same for every renaming of the answer, so the label cannot depend on the names. Answers with
+    more than five variables are taken under their canonical naming only (still invariant)."""
+    names = sorted(answer.variables())
+    if not names:
+        return [answer]
+    if len(names) > 5:
+        return [answer.canonical()]
+    size = len(names)
+    while size < len(NAMING_POOL) and math.perm(size + 1, len(names)) <= MAX_NAMINGS:
+        size += 1
+    temporary = answer.rename({n: f"_{i}" for i, n in enumerate(names)})
+    return [
+        temporary.rename({f"_{i}": n for i, n in enumerate(chosen)})
+        for chosen in itertools.permutations(NAMING_POOL[:size], len(names))
+    ]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ Nothing here imports PyETR: it runs only in the suite's worker processes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from biaslab.records import AnswerRecord
 from biaslab.schema import Item, Turn
@@ -14,14 +14,18 @@ from biaslab.suites.fallacy import config as _config
 from biaslab.suites.fallacy import generate as _generate
 from biaslab.suites.registry import Suite, lazy
 
-if TYPE_CHECKING:
-    pass
-
 
 def _read_view(turn: Turn, item: Item, completion: str) -> AnswerRecord:
     from biaslab.suites.fallacy.scoring import read_view
 
     return read_view(turn, item, completion)
+
+
+def _describe() -> list[str]:
+    return [
+        f"--n: problems, at most {_config.MAX_PROBLEMS:,} per call (generate larger sets as several "
+        "seeds); order=both gives two items per problem"
+    ]
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
@@ -38,6 +42,7 @@ SUITE = Suite(
     default_n=100,
     presets=_config.PRESETS,
     parameter_docs=_config.PARAMETER_DOCS,
+    describe=_describe,
     resolve_config=_config.resolve_config,
     generate=_generate.generate,
     label_stats=_label_stats,

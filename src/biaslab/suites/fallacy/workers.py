@@ -10,7 +10,9 @@ caller's process never imports PyETR (which would raise its recursion limit and 
 packrat cache on for everything else in it).
 
 Each worker caps its address space (:data:`MEMORY_LIMIT`), so a runaway solver dies instead of
-taking the machine down.
+taking the machine down, and a generation worker is replaced after :data:`TASKS_PER_WORKER`
+problems, so memory that PyETR or z3 keep between problems cannot pile up over a long run. A
+worker that runs out of memory or dies is a one-line error, not a traceback.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from biaslab.errors import BiaslabError
 
 HASH_SEED = "0"
 MEMORY_LIMIT = 4 * 1024**3  # bytes of address space per worker
+TASKS_PER_WORKER = 500  # problems a generation worker handles before a fresh one replaces it
 _ENV_LOCK = threading.Lock()
 
 T = TypeVar("T")
@@ -71,18 +74,29 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def pool(workers: int) -> ProcessPoolExecutor:
+def pool(workers: int, tasks_per_worker: int | None = None) -> ProcessPoolExecutor:
     if workers < 1:
         raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=_PinnedContext(), initializer=_initialise
+        max_workers=workers,
+        mp_context=_PinnedContext(),
+        initializer=_initialise,
+        max_tasks_per_child=tasks_per_worker,
     )
 
 
 def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) -> Iterator[R]:
-    """``function`` over ``tasks`` in pinned workers, results in task order."""
-    with pool(workers) as executor:
-        yield from executor.map(function, tasks, chunksize=1)
+    """``function`` over ``tasks`` in pinned workers, results in task order (a worker that runs
+    out of memory or dies is a one-line :class:`BiaslabError`)."""
+    try:
+        with pool(workers, TASKS_PER_WORKER) as executor:
+            yield from executor.map(function, tasks, chunksize=1)
+    except MemoryError:
+        raise BiaslabError(
+            f"fallacy: a worker ran out of memory (limit {MEMORY_LIMIT // 1024**3} GiB per worker)"
+        ) from None
+    except BrokenProcessPool:
+        raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
 
 
 class _Service:
