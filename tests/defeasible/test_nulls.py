@@ -284,3 +284,34 @@ def test_anchoring_subset_keeps_sections_whole() -> None:
     part = rows.subset(keep)
     assert len(part.opening) == len(rows.opening) - 1
     assert (part.gold[part.final] == rows.gold[rows.final[1:]]).all()
+
+
+def with_noisy_confidence(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Always right, with a confidence in the answer drawn afresh at every turn."""
+    rng = np.random.default_rng(seed_sequence(seed, "noisy-confidence"))
+    df = frame.copy()
+    confidence = rng.uniform(0.4, 1.0, len(df))
+    probs = []
+    for kind, gold, p in zip(df["kind"], df["gold"], confidence, strict=True):
+        labels = EFFECT_LABELS if kind == "effect" else ENTAILMENT_LABELS
+        rest = (1 - p) / (len(labels) - 1)
+        probs.append({label: float(p) if label == gold else rest for label in labels})
+    df["label_probs"] = probs
+    df["model"] = "test/noisy-confidence"
+    return df
+
+
+def test_an_always_correct_agent_shows_no_structural_blindness_on_trees() -> None:
+    """Signal ratio and the confidence slope permute the confidence change they are computed on:
+    an always-right agent whose confidence is noise has both within their nulls on trees."""
+    rejected = tested = 0
+    for seed in (1, 2, 3):
+        items = generate(resolve_config("hard", {"topology": "tree"}), seed, 30)
+        frame = with_noisy_confidence(agent_frame(items, ["oracle"], seed=seed), seed)
+        cell = A.analyze(frame, n_boot=50, n_perm=500).confidence["test/noisy-confidence"]
+        for metric in ("signal_ratio", "confidence_slope", "spearman_on_path"):
+            p = getattr(cell["tree"]["hard"], f"{metric}_null_p")
+            assert p is not None, metric
+            tested += 1
+            rejected += p < 0.05
+    assert rejected <= 1, (rejected, tested)
