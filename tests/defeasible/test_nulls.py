@@ -17,7 +17,7 @@ from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
-from biaslab.suites.defeasible.nulls import BiasRows, nested_strata
+from biaslab.suites.defeasible.nulls import BiasRows, column_codes, nested_strata
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
@@ -267,11 +267,12 @@ def test_strata_are_refined_only_where_other_turns_sit_beside_the_focus() -> Non
     )
     # two focus turns on-path, each beside one other turn of its kind: every refinement holds
     focus = np.array([True, False, True, False, False, False, False, False])
-    codes = nested_strata(rows, focus)
+    columns = column_codes(rows, list(rows.columns))
+    codes = nested_strata(columns, focus)
     assert [len(set(codes[i : i + 2])) for i in range(0, 8, 2)] == [1, 1, 1, 1]
     assert len(set(codes[::2])) == 4
     # every on-path turn is a focus turn: path is coarsened away, update kind still refines
-    coarse = nested_strata(rows, np.array([True] * 4 + [False] * 4))
+    coarse = nested_strata(columns, np.array([True] * 4 + [False] * 4))
     assert coarse[0] == coarse[1] == coarse[4] == coarse[5]
     assert coarse[2] == coarse[3] == coarse[6] == coarse[7] != coarse[0]
 

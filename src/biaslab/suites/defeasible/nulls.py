@@ -82,8 +82,21 @@ def distance_bin(distance: object) -> str:
     return "near" if distance <= SHORT_CHAIN_MAX else "far"
 
 
+def column_codes(rows: pd.DataFrame, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """Dense integer codes per strata column (sorted by the values' text: never row order)."""
+    found = {}
+    for column in columns:
+        _, inverse = np.unique(rows[column].astype(str).to_numpy(str), return_inverse=True)
+        found[column] = inverse.astype(np.intp).ravel()
+    return found
+
+
+def _dense(key: np.ndarray) -> np.ndarray:
+    return np.unique(key, return_inverse=True)[1].astype(np.intp).ravel()
+
+
 def nested_strata(
-    rows: pd.DataFrame,
+    columns: Mapping[str, np.ndarray],
     focus: np.ndarray,
     base: Sequence[str] = BASE_STRATA,
     refinements: Sequence[str] = REFINEMENTS,
@@ -92,19 +105,27 @@ def nested_strata(
     """Stratum codes: ``base`` everywhere, refined by each of ``refinements`` in turn wherever
     every finer stratum that holds ``focus`` turns (those a metric is about) also holds at least
     ``min_beside`` times as many other turns; where a refinement would leave fewer, that stratum
-    keeps the coarser key. The choice reads only the strata columns and ``focus`` (the kept
-    conditions), never the answers being exchanged."""
-    label = pd.Series(strata(rows, base).astype(str), index=rows.index)
-    focus_s = pd.Series(focus, index=rows.index)
+    keeps the coarser key. ``columns`` holds integer codes per column (:func:`column_codes`).
+    The choice reads only the strata columns and ``focus`` (the kept conditions), never the
+    answers being exchanged."""
+    n = len(focus)
+    label = np.zeros(n, dtype=np.intp)
+    for column in base:
+        label = _dense(label * (int(columns[column].max(initial=0)) + 1) + columns[column])
+    weights = focus.astype(float)
     for column in refinements:
-        finer = label + "|" + rows[column].astype(str)
-        n_focus = focus_s.groupby(finer).sum()
-        n_other = (~focus_s).groupby(finer).sum()
+        finer = _dense(label * (int(columns[column].max(initial=0)) + 1) + columns[column])
+        n_focus = np.bincount(finer, weights=weights)
+        n_other = np.bincount(finer, weights=1.0 - weights)
         fine_ok = (n_focus == 0) | (n_other >= min_beside * n_focus)
-        parent = label.groupby(finer).first()
-        group_ok = fine_ok.groupby(parent).all()
-        label = finer.where(label.map(group_ok).to_numpy(bool), label)
-    return stats.strata_codes({"stratum": list(label)})
+        parent = np.zeros(len(fine_ok), dtype=np.intp)
+        parent[finer] = label
+        group_ok = np.bincount(parent, weights=~fine_ok, minlength=int(label.max(initial=0)) + 1)
+        keep_fine = group_ok[label] == 0
+        label = _dense(
+            np.where(keep_fine, label * (len(fine_ok) + 1) + finer + 1, label * (len(fine_ok) + 1))
+        )
+    return label
 
 
 def _rate(hits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -131,7 +152,7 @@ class BiasRows:
     #: update turns entered with a prior that is the gold before the update, plus C1 and C2
     comparable: np.ndarray
     update: np.ndarray  # update turns (not openings)
-    frame: pd.DataFrame  # the rows themselves (strata columns)
+    columns: dict[str, np.ndarray]  # integer codes of every strata column
 
     @classmethod
     def of(cls, ent: pd.DataFrame) -> BiasRows:
@@ -172,7 +193,7 @@ class BiasRows:
                 (rows["prior"] == rows["gold_before"]) | rows["condition"].isin(["C1", "C2"])
             ).to_numpy(bool),
             update=update,
-            frame=rows,
+            columns=column_codes(rows, (*BIAS_STRATA, "effect_gold")),
         )
 
     def subset(self, keep: np.ndarray) -> BiasRows:
@@ -195,7 +216,7 @@ class BiasRows:
             **{name: getattr(self, name)[keep] for name in per_row},
             opening=position[self.opening[whole]],
             final=position[self.final[whole]],
-            frame=self.frame[keep].reset_index(drop=True),
+            columns={name: codes[keep] for name, codes in self.columns.items()},
         )
 
     def mask(self, condition: str, transition: str | None = None) -> np.ndarray:
@@ -327,7 +348,7 @@ def _null(
     design = BIAS_NULLS[name]
     pool = design.pool(full) | design.counted(full)
     rows = full.subset(pool)
-    codes_ = nested_strata(rows.frame, design.focus(rows), design.base)
+    codes_ = nested_strata(rows.columns, design.focus(rows), design.base)
     # only strata that hold a counted turn can move the metric
     moving = np.isin(codes_, codes_[design.counted(rows)])
     if not moving.all():
@@ -469,6 +490,7 @@ __all__ = [
     "SLOPE_STRATA",
     "BiasRows",
     "bias_nulls",
+    "column_codes",
     "distance_bin",
     "distance_nulls",
     "nested_strata",
