@@ -70,11 +70,12 @@ DECISIONS: dict[str, str] = {
     "mcnemar_gold_prior_p repeats it with conditions computed from the gold prior (gold_before), "
     "whose membership never depends on the model's answers. BiasGap/OR use every C1/C2 turn and "
     "are not affected (a turn's own answer never decides its condition).",
-    "Holm": "Holm-Bonferroni across every model x reasoning-type cell with a defined McNemar p in "
-    "`models` (default, linear, tree and the pooled inheritance cell): all cells analysed "
-    "together. Including both the pooled and the per-topology inheritance cells makes the family "
-    "larger than the paper's, so the adjustment is conservative. The gold-prior McNemar test is "
-    "adjusted as a separate family.",
+    "Holm": "Holm-Bonferroni within each model, across that model's reasoning-type cells with a "
+    "defined McNemar p (default, linear, tree and the pooled inheritance cell), so a model's "
+    "adjusted p never depends on which other models were analysed beside it. Including both "
+    "the pooled and the per-topology inheritance cells makes the family larger than the "
+    "paper's, so the adjustment is conservative. The gold-prior, defeat and withhold McNemar "
+    "tests are adjusted as separate families.",
     "reasoning types": "cells per topology; linear + tree are also pooled as 'inheritance' (the "
     "paper's reasoning type) when a model has both.",
     "question order": "a model's main cells use its standard-order turns when it has any (else "

@@ -371,8 +371,6 @@ def _record(
     )
 
 
-
-
 def token_alternatives(output: ModelOutput) -> tuple[list[str], list[dict[str, float]]]:
     """Each generated token and its alternatives (token text -> logprob)."""
     choice = output.choices[0] if output.choices else None
