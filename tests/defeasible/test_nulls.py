@@ -189,12 +189,12 @@ OVERRIDE_AND_KNOW = ("know_but_dont_output", "c3_override_rate", "c3inh_override
 
 def test_memoryless_accuracy_profiles_are_absorbed_by_every_null() -> None:
     """An agent right with a probability that depends only on the current turn (distance, update
-    kind, or nothing) is not confirmation-biased: over three seeds x three topologies its
+    kind, or nothing) is not confirmation-biased: over two seeds x three topologies its
     BiasGap, anchoring, override and know-but-don't-output nulls reject at most at the nominal
     rate. Before, know-but-don't-output exchanged effect answers across effect golds: a uniformly
     noisy agent's "no effect" answers from unchanged turns scored as wrong on C2 turns."""
     tested = rejected = 0
-    for seed in (1, 2, 3):
+    for seed in (1, 2):
         for agent in ("test/heterogeneous", "test/noisy"):
             for topology in ("default", "linear", "tree"):
                 cell = memoryless_results(seed).models[agent][topology]
@@ -203,7 +203,7 @@ def test_memoryless_accuracy_profiles_are_absorbed_by_every_null() -> None:
                     if p is not None:
                         tested += 1
                         rejected += p < 0.05
-    assert tested >= 40
+    assert tested >= 30
     assert rejected <= max(2, round(0.1 * tested)), (rejected, tested)
 
 
