@@ -3,20 +3,33 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-import tests.helpers.judged_suite as judged
 from biaslab.agents.provider import ReferenceAgentAPI
 from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ["run", "judged", "--model", "biaslab/oracle", "--n", "3", "--display", "none"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def judged() -> Iterator[ModuleType]:
+    """The test suite is registered for this module only, so ``run all`` elsewhere never sees it."""
+    from biaslab.suites.registry import SUITE_MODULES
+
+    module = importlib.import_module("tests.helpers.judged_suite")
+    SUITE_MODULES.setdefault(module.NAME, module.__name__)
+    yield module
+    SUITE_MODULES.pop(module.NAME, None)
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +49,7 @@ def test_a_judge_role_gives_a_row_per_judgement(tmp_path: Path) -> None:
 
 
 def test_replicates_are_separate_calls_and_a_rerun_hits_the_cache(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judged: ModuleType
 ) -> None:
     calls: list[str] = []
     original = ReferenceAgentAPI.generate

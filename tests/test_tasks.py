@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
@@ -99,3 +100,21 @@ def test_a_failing_model_keeps_the_answers_already_given(tmp_path: Path) -> None
     assert frame["turn"].tolist() == [0]
     assert frame["correct"].tolist() == [True]
     assert "server went away" in str(frame["sample_error"].iloc[0])
+
+
+def test_a_turn_s_synonyms_reach_the_parser_and_are_written_only_when_set() -> None:
+    from biaslab.tasks import turn_record
+
+    plain = Turn(
+        index=0, prompt="Does it follow?", kind="validity", labels=("yes", "no"), gold="no"
+    )
+    assert "synonyms" not in plain.model_dump(mode="json")  # files without synonyms are unchanged
+    assert turn_record(plain, "Answer: Not necessarily", None).parsed is False
+    worded = plain.model_copy(update={"synonyms": {"not necessarily": "no"}})
+    record = turn_record(worded, "Answer: Not necessarily", None)
+    assert (record.predicted, record.correct) == ("no", True)
+    assert Turn.model_validate(worded.model_dump(mode="json")) == worded
+    with pytest.raises(ValueError, match="not a label"):
+        Turn(
+            index=0, prompt="p", kind="k", labels=("yes", "no"), gold="no", synonyms={"x": "maybe"}
+        )

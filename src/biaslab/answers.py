@@ -156,8 +156,8 @@ class _Vocabulary:
             else:
                 words.setdefault(key, label)
         for word, label in (synonyms or {}).items():
-            if label in labels:
-                words.setdefault(_normalise(word), label)
+            if label in labels:  # punctuation as a line's ("doesn't" is read as "doesn t")
+                words.setdefault(_normalise(re.sub(_LINE_PUNCTUATION, " ", word)), label)
         return cls(words, numbers, letters)
 
     def exact(self, candidate: str) -> str | None:

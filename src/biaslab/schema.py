@@ -14,7 +14,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from biaslab.errors import BiaslabError
 
@@ -41,6 +50,11 @@ class Turn(Record):
     parser: str | None = Field(
         default=None, description="the suite parser that reads an open-ended answer"
     )
+    synonyms: dict[str, str] = Field(
+        default_factory=dict,
+        description="other wordings of a label the reply may use (phrase -> label), e.g. "
+        "'not necessarily' -> 'no'; read by the shared parser",
+    )
     gold: str
     meta: dict[str, JsonValue] = Field(default_factory=dict)
 
@@ -50,7 +64,18 @@ class Turn(Record):
             raise ValueError(
                 "a turn has either labels or a parser (open-ended), not both or neither"
             )
+        unknown = sorted(set(self.synonyms.values()) - set(self.labels or ()))
+        if unknown:
+            raise ValueError(f"synonyms must map to the turn's labels; not a label: {unknown}")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_synonyms(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A turn without synonyms is written as before they existed, so files stay byte-identical."""
+        data: dict[str, Any] = handler(self)
+        if not data.get("synonyms"):
+            data.pop("synonyms", None)
+        return data
 
 
 class Item(Record):

@@ -98,7 +98,7 @@ def _alternatives(logprobs: Logprobs | None) -> list[dict[str, float]]:
 def turn_record(turn: Turn, completion: str, logprobs: Logprobs | None) -> TurnRecord:
     """What the analysis needs of one answered label turn."""
     labels = turn.labels or ()
-    predicted = parse_answer(completion, labels)
+    predicted = parse_answer(completion, labels, turn.synonyms)
     return TurnRecord(
         turn=turn.index,
         kind=turn.kind,

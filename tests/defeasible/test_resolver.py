@@ -496,3 +496,21 @@ def test_yes_and_no_are_never_both_supported(network: Network) -> None:
             to_prop = {key for key in constructible if key[0][-1] == prop}
             assert {(p.nodes, p.positive) for p in explanation.supporting} == to_prop & supported
             assert {(p.nodes, p.positive) for p in explanation.defeated} == to_prop - supported
+
+
+@settings(max_examples=200, deadline=None)
+@given(small_networks(), st.integers(1, 4))
+def test_a_bounded_explanation_is_the_head_of_the_full_one(network: Network, limit: int) -> None:
+    """The best-first walk is exact: ``max_paths=k`` keeps the first k paths of the full listing
+    (shortest first, then by node names) and counts the rest."""
+    for subject in network.nodes:
+        for prop in network.nodes:
+            full = explain(network, subject, prop, max_paths=None)
+            bounded = explain(network, subject, prop, max_paths=limit)
+            assert full.supporting == tuple(
+                sorted(full.supporting, key=lambda p: (len(p.nodes), p.nodes, p.positive))
+            )
+            assert bounded.supporting == full.supporting[:limit]
+            assert bounded.defeated == full.defeated[:limit]
+            assert len(bounded.supporting) + bounded.omitted_supporting == len(full.supporting)
+            assert len(bounded.defeated) + bounded.omitted_defeated == len(full.defeated)

@@ -308,30 +308,37 @@ def test_horse_originals_are_distinct_numbers_within_a_seed() -> None:
         assert sum(i.meta["m"] == 1 for i in items[::2]) == 25
 
 
-#: pool sizes of the default preset, as `biaslab suites` prints them and README states them
-DEFAULT_POOLS = {
-    ("linda", "H1"): 240,
-    ("linda", "H2"): 240,
-    ("linda", "H3"): 900,
-    ("linda", "H6"): 240,
-    ("syllogism", "H4"): 2240,
-    ("syllogism", "H5"): 2560,
-    ("syllogism", "H6"): 2560,
-    ("horses", "H3"): 218,
-}
+#: what every family × hypothesis of the default preset must supply without a repeat
+MIN_DEFAULT_POOL = 1000
 
 
-def test_default_pools_count_problems_and_allow_n_200() -> None:
+def _default_pools() -> dict[tuple[str, str], int]:
     config = Config()
-    found = {
+    return {
         (family, hypothesis): capacity([s.pool for s in strata(config, family, hypothesis)])
         for family, hypothesis in combinations(config)
     }
-    assert found == DEFAULT_POOLS
-    assert min(found.values()) >= 200
+
+
+def test_every_default_pool_holds_a_thousand_problems_and_suites_shows_it() -> None:
+    found = _default_pools()
+    assert len(found) == len(combinations(Config()))
+    small = {block: size for block, size in found.items() if size < MIN_DEFAULT_POOL}
+    assert small == {}
     described = " ".join(SUITE.describe() or [])
-    for (family, hypothesis), size in DEFAULT_POOLS.items():
+    for (family, hypothesis), size in found.items():
         assert f"{family} {hypothesis} {size:,}" in described
+
+
+@pytest.mark.parametrize("block", [("linda", "H1"), ("linda", "H3"), ("horses", "H3")])
+def test_a_thousand_pairs_are_distinct_problems(block: tuple[str, str]) -> None:
+    """The blocks whose pools were smallest: --n 1000 draws distinct originals and twins."""
+    family, hypothesis = block
+    config = resolve_config("default", {"family": family, "hypothesis": hypothesis})
+    items = generate(config, seed=4, n=MIN_DEFAULT_POOL)
+    assert len(items) == 2 * MIN_DEFAULT_POOL
+    assert duplicate_prompts(items) == []
+    assert duplicate_problems(items) == []
 
 
 def test_a_small_pool_is_drawn_completely_without_repeats() -> None:
@@ -543,11 +550,17 @@ def test_irrelevant_added_events_are_plausible_causes_and_aims_not_absurd_ones()
         for story in wl.stories(kind)
         for clause in (*story.irrelevant_reasons, *story.irrelevant_purposes)
     ]
-    assert len(clauses) == 120
+    assert len(clauses) == 372
     assert [c for c in clauses if absurd.search(c)] == []
     for story in (*wl.stories("story"), *wl.stories("news")):
         assert set(story.irrelevant_reasons).isdisjoint(story.reasons)
+        assert set(story.irrelevant_purposes).isdisjoint(story.purposes)
         assert bool(story.purposes) == bool(story.irrelevant_purposes)
+        # the H1 twin's unrelated event is one-to-one with the original only if there are enough
+        assert len(story.irrelevant_reasons) >= len(story.reasons)
+        assert len(story.irrelevant_purposes) >= len(story.purposes)
+        assert len(set(story.reasons)) == len(story.reasons)
+        assert len(set(story.purposes)) == len(story.purposes)
 
 
 def test_pronouns_have_one_possible_referent() -> None:

@@ -276,6 +276,16 @@ def test_number_letter_and_word_replies_parse_for_every_family(family: str) -> N
             )
 
 
+def test_a_syllogism_reply_of_not_necessarily_is_a_no() -> None:
+    from biaslab.tasks import turn_record
+
+    items = generate(resolve_config("default", {"family": "syllogism"}), seed=4, n=10)
+    for item in items:
+        turn = item.turns[0]
+        for reply in ("Answer: Not necessarily.", "It does not follow.", "Answer: doesn't follow"):
+            assert turn_record(turn, reply, None).predicted == "no", (item.id, reply)
+
+
 def test_no_bias_agent_is_fixed_per_prompt_and_blind_to_the_perturbation() -> None:
     items = generate(resolve_config("default", {}), seed=8, n=150)
     rows = answer_rows(items, "no-bias")

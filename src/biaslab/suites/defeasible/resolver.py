@@ -79,6 +79,7 @@ a node to itself in an acyclic network).
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -344,23 +345,32 @@ def _path_counts(state: _State, order: list[str]) -> tuple[dict[str, int], dict[
 def _shortest_supported_paths(
     state: _State, node: str, limit: int, shortest: dict[str, int]
 ) -> list[tuple[str, ...]]:
-    """Up to ``limit`` supported positive paths from the subject to ``node``, shortest first (then
-    by node names): a best-first walk back along admissible parents, exact because ``shortest``
-    is the true remaining distance to the subject."""
+    """Up to ``limit`` supported positive paths from the subject to ``node``, shortest first, then
+    by node names: a best-first walk forward from the subject along admissible links, keyed by
+    (length so far + exact distance left, path). The distance left is exact, so the heap pops whole
+    paths in that order, and among equals it follows the lexicographically first route straight to
+    the end, so the walk touches about ``limit`` x depth x width paths however many the DAG holds."""
     if node not in shortest:
         return []
-    heap: list[tuple[int, tuple[str, ...]]] = [(shortest[node], (node,))]
-    found: list[tuple[str, ...]] = []
-    while heap and len(found) < limit:
-        _, suffix = heapq.heappop(heap)
-        head = suffix[0]
-        if head == state.subject:
-            found.append(suffix)
-            continue
+    to_node, children = {node: 0}, defaultdict(list)
+    frontier = deque([node])
+    while frontier:  # breadth-first back from the node: the distance left from each vertex
+        head = frontier.popleft()
         for parent in state.parents.get(head, ()):
             if parent in shortest:
-                extended = (parent, *suffix)
-                heapq.heappush(heap, (len(extended) - 1 + shortest[parent], extended))
+                children[parent].append(head)
+                if parent not in to_node:
+                    to_node[parent] = to_node[head] + 1
+                    frontier.append(parent)
+    heap: list[tuple[int, tuple[str, ...]]] = [(to_node[state.subject], (state.subject,))]
+    found: list[tuple[str, ...]] = []
+    while heap and len(found) < limit:
+        _, path = heapq.heappop(heap)
+        if path[-1] == node:
+            found.append(path)
+            continue
+        for child in children[path[-1]]:
+            heapq.heappush(heap, (len(path) + to_node[child], (*path, child)))
     return found
 
 

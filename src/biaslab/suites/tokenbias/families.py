@@ -41,8 +41,12 @@ from biaslab.suites.tokenbias.syllogism import Syllogism, build_syllogism, syllo
 
 HORSE = wl.Animal("horse", "horses")
 #: answers the grid may have: ≥ 5 so a five-label window can put the answer in any position
-MIN_ANSWER, MAX_ANSWER = 5, 20
-MAX_ANIMALS = 100
+MIN_ANSWER, MAX_ANSWER = 5, 30
+#: "find the fastest": n ≤ 100 animals and 3–12 lanes (the formula holds for any size; these keep
+#: the problems everyday-sized, and there are already over 500 of them)
+FASTEST_ANIMALS, FASTEST_LANES = 100, range(3, 13)
+#: "the m fastest in order": 3–24 lanes, with as many animals as the theorems cover (n ≤ 668)
+RANKED_LANES = range(3, 25)
 
 
 @dataclass(frozen=True)
@@ -71,16 +75,17 @@ Numbers = tuple[int, int, int]
 
 def _grid() -> tuple[Numbers, ...]:
     """Every (n, k, m) the generator may emit, each with a derived answer (tested one by one in
-    tests/tokenbias/test_horses.py): squares and searched cases for the top 2 or 3, every n ≤ 100
-    with k = 3..10 lanes for the fastest one, and the knock-out cases for the top 2."""
-    squares = [(k * k, k, m) for k in range(4, 11) for m in (1, 2, 3) if m < 3 or k >= 5]
+    tests/tokenbias/test_horses.py): the fastest one for every n ≤ 100 with k = 3..12 lanes; the
+    top 2 or 3 for squares n = k² and a few searched cases; and the knock-out cases for the top 2,
+    (k − 1) | (n − 1) with k = 3..24 lanes. Answers run from 5 to 30 races."""
+    largest = max(RANKED_LANES)
+    fastest = [(n, k, 1) for k in FASTEST_LANES for n in range(k + 1, FASTEST_ANIMALS + 1)]
+    squares = [(k * k, k, m) for k in range(4, largest + 1) for m in (2, 3) if m < 3 or k >= 5]
     searched = [(9, 3, 3), (13, 4, 3), (16, 4, 3), (20, 5, 3), (30, 6, 1), (20, 4, 1)]
-    lanes = range(3, 11)
-    fastest = [(n, k, 1) for k in lanes for n in range(k + 1, MAX_ANIMALS + 1)]
     knockout = [
         (n, k, 2)
-        for k in lanes
-        for n in range(k + 1, MAX_ANIMALS + 1)
+        for k in RANKED_LANES
+        for n in range(k + 1, (MAX_ANSWER - 1) * (k - 1) + 2)
         if (n - 1) % (k - 1) == 0 and knockout_height(n, k) <= k
     ]
     grid = sorted(set(squares + searched + fastest + knockout))

@@ -55,7 +55,7 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "5"
 SUITE = "tokenbias"
 KIND: dict[FamilyName, str] = {"linda": "conjunction", "syllogism": "syllogism", "horses": "horses"}
 
@@ -308,6 +308,7 @@ def _item(
         prompt=prompt,
         kind=KIND[family],
         labels=question.labels,
+        synonyms=dict(question.synonyms),
         gold=question.gold,
         meta={"correct_position": meta["correct_position"]},
     )

@@ -18,7 +18,8 @@ the shared parser also reads "(b)", "B", "Answer: 7" and "seven" (:mod:`biaslab.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from biaslab.answers import format_instruction, number_word
 from biaslab.suites.tokenbias.config import FamilyName, Hint
@@ -34,6 +35,8 @@ from biaslab.suites.tokenbias.syllogism import (
 
 CONJUNCTION_LABELS = ("a", "b")
 YES, NO = "yes", "no"
+#: how a reply says "no" to "does the conclusion follow?" without the word (none contains another)
+SYLLOGISM_SYNONYMS = {"not necessarily": NO, "does not follow": NO, "doesn't follow": NO}
 COT_LINE = "Let's think step by step."
 EXAMPLE_INTRO_ONE = "Here is an example question with its answer."
 EXAMPLE_INTRO_MANY = "Here are some example questions with their answers."
@@ -89,6 +92,7 @@ class Question:
     body: str
     labels: tuple[str, ...]
     gold: str
+    synonyms: Mapping[str, str] = field(default_factory=dict)
 
 
 def hint_text(family: FamilyName, hint: Hint) -> str:
@@ -210,7 +214,7 @@ def render_syllogism(syllogism: Syllogism, labels: tuple[str, str]) -> Question:
             SYLLOGISM_QUESTION,
         )
     )
-    return Question(body, labels, YES if syllogism.valid else NO)
+    return Question(body, labels, YES if syllogism.valid else NO, SYLLOGISM_SYNONYMS)
 
 
 _PREMISE_RE = re.compile(r"^(Premise 1|Premise 2|Conclusion): (.+?)\.$", re.M)
