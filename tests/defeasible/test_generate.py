@@ -518,10 +518,18 @@ def test_weakening_withhold_makes_default_weakenings_of_a_yes_withhold() -> None
         replay_and_check(item)
 
 
-def test_reveal_mixed_flips_a_coin_per_section() -> None:
+def test_reveal_mixed_flips_a_coin_per_subject() -> None:
+    """The paper's per-subject coin flip: each section has its own subject and its own mode, so
+    one conversation can show one subject's evidence serially and another's shuffled."""
     items = items_for("hard", seed=2, n=12, reveal="mixed", topology="default")
-    modes = Counter(s["reveal"] for i in items for s in i.meta["sections"])  # type: ignore[union-attr]
+    sections = [i.meta["sections"] for i in items]
+    modes = Counter(s["reveal"] for conv in sections for s in conv)  # type: ignore[union-attr]
     assert set(modes) == {"serial", "random"}
+    assert min(modes.values()) >= 0.3 * sum(modes.values())  # a fair coin
+    for conv in sections:
+        subjects = [s["subject"] for s in conv]  # type: ignore[index,union-attr]
+        assert len(set(subjects)) == len(subjects)
+    assert any(len({s["reveal"] for s in conv}) == 2 for conv in sections)  # type: ignore[union-attr]
     for item in items:
         for turn in item.turns:
             section = item.meta["sections"][turn.meta["section"]]  # type: ignore[index]

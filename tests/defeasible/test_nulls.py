@@ -3,15 +3,22 @@ agent is detected, memoryless ones are not (a small version of ``bench/bench_bia
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from biaslab.seeding import seed_sequence
 from biaslab.stats.permutation import NULL_SUFFIXES
 from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
+from biaslab.suites.defeasible.nulls import BiasRows, column_codes, nested_strata
+from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
 STICKY = "sticky?p=0.9"
@@ -118,3 +125,194 @@ def test_confidence_that_tracks_distance_is_not_structural_blindness() -> None:
     assert cell.spearman_on_path is not None and cell.spearman_on_path < -0.5
     assert cell.per_hop_slope is not None and cell.per_hop_slope < 0
     assert cell.per_hop_slope_p is not None and cell.per_hop_slope_p < 0.001
+
+
+# ---- memoryless agents with a heterogeneous accuracy profile (test-local: answers drawn per turn
+# from the turn's own gold and what its update determines, never from the agent's earlier answers)
+
+#: update kinds that can revise an answer (what the update alone tells about a revision)
+REVISING_KINDS = {
+    "exception",
+    "class-exception",
+    "source-rule",
+    "source-claim",
+    "bypass",
+    "cross-link",
+}
+ErrorRate = Callable[[Any], float]
+
+
+def memoryless(oracle: pd.DataFrame, seed: int, name: str, error: ErrorRate) -> pd.DataFrame:
+    """The oracle's answers, each turn wrong with probability ``error(turn)`` (a uniformly drawn
+    wrong label), independently of every other answer: memoryless by construction."""
+    rng = np.random.default_rng(seed_sequence(seed, "memoryless", name))
+    df = oracle.copy()
+    flip = rng.random(len(df)) < np.array([error(row) for row in df.itertuples()])
+    pick = rng.random(len(df))
+    predicted = []
+    for wrong, u, kind, gold in zip(flip, pick, df["kind"], df["gold"], strict=True):
+        labels = EFFECT_LABELS if kind == "effect" else ENTAILMENT_LABELS
+        others = [label for label in labels if label != gold]
+        predicted.append(others[int(u * len(others))] if wrong else gold)
+    df["predicted"] = predicted
+    df["correct"] = df["predicted"] == df["gold"]
+    df["model"] = f"test/{name}"
+    df["label_probs"] = None
+    return df
+
+
+def far_and_revising(row: Any) -> float:
+    """Worse far from the subject and on update kinds that can revise."""
+    far = isinstance(row.distance, int | float) and not pd.isna(row.distance) and row.distance > 2
+    return (0.35 if far else 0.05) + (0.2 if row.update_type in REVISING_KINDS else 0.0)
+
+
+def uniform_noise(row: Any) -> float:
+    """Right three times in four on every question, entailment and effect alike."""
+    return 0.25
+
+
+@cache
+def memoryless_results(seed: int, difficulty: str = "easy") -> A.DefeasibleResults:
+    items = generate(resolve_config(difficulty, {}), seed, 40)
+    oracle = agent_frame(items, ["oracle"], seed=seed)
+    frames = [
+        memoryless(oracle, seed, "heterogeneous", far_and_revising),
+        memoryless(oracle, seed, "noisy", uniform_noise),
+        agent_frame(items, [STICKY], seed=seed),
+    ]
+    return A.analyze(pd.concat(frames, ignore_index=True), n_boot=50, n_perm=500)
+
+
+OVERRIDE_AND_KNOW = ("know_but_dont_output", "c3_override_rate", "c3inh_override_rate")
+
+
+def test_memoryless_accuracy_profiles_are_absorbed_by_every_null() -> None:
+    """An agent right with a probability that depends only on the current turn (distance, update
+    kind, or nothing) is not confirmation-biased: over two seeds x three topologies its
+    BiasGap, anchoring, override and know-but-don't-output nulls reject at most at the nominal
+    rate. Before, know-but-don't-output exchanged effect answers across effect golds: a uniformly
+    noisy agent's "no effect" answers from unchanged turns scored as wrong on C2 turns."""
+    tested = rejected = 0
+    for seed in (1, 2):
+        for agent in ("test/heterogeneous", "test/noisy"):
+            for topology in ("default", "linear", "tree"):
+                cell = memoryless_results(seed).models[agent][topology]
+                for metric in ("bias_gap", "anchoring_rate", *OVERRIDE_AND_KNOW):
+                    p = getattr(cell, f"{metric}_null_p")
+                    if p is not None:
+                        tested += 1
+                        rejected += p < 0.05
+    assert tested >= 30
+    assert rejected <= max(2, round(0.1 * tested)), (rejected, tested)
+
+
+def test_know_but_dont_output_flags_the_sticky_agent_and_overrides_do_not() -> None:
+    """sticky answers every effect question right and keeps its yes on C2: know-but-don't-output
+    far above its null; it never overrides, so its C3/C3inh excess is 0 (not the -0.36 the
+    earlier null gave by exchanging effect answers across effect golds)."""
+    for seed in (1, 2):
+        cells = memoryless_results(seed).models[f"biaslab/{STICKY}"]
+        default = cells["default"]
+        assert default.know_but_dont_output_excess is not None
+        assert default.know_but_dont_output_excess > 0.3
+        assert default.know_but_dont_output_null_p is not None
+        assert default.know_but_dont_output_null_p < 0.01
+        assert default.c3_override_rate_excess == pytest.approx(0.0, abs=0.02)
+        for topology in ("linear", "tree"):
+            excess = cells[topology].c3inh_override_rate_excess
+            assert excess == pytest.approx(0.0, abs=0.02), topology
+
+
+def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
+    for seed in (1, 2):
+        for agent in ("last-polarity", "negation", "random"):
+            for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
+                for metric in OVERRIDE_AND_KNOW:
+                    p = getattr(cell, f"{metric}_null_p")
+                    if agent == "random":
+                        assert p is None or p >= 0.01, (agent, topology, metric)
+                    else:
+                        assert p in (None, 1.0), (agent, topology, metric)
+
+
+def test_sticky_is_anchored_beyond_its_null_on_every_topology() -> None:
+    """Final answers are exchanged with comparable turns (entered with a right prior), not with
+    the turns it clings through, so the anchoring of a p=0.9 sticky agent shows on linear too."""
+    for topology in ("default", "linear", "tree"):
+        cell = results(1).models[f"biaslab/{STICKY}"][topology]
+        assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.1
+        assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.01
+    for seed in (1, 2):
+        for agent in MEMORYLESS:
+            for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
+                p = cell.anchoring_rate_null_p
+                assert p is None or p >= 0.01, (agent, topology)
+
+
+def test_strata_are_refined_only_where_other_turns_sit_beside_the_focus() -> None:
+    rows = pd.DataFrame(
+        {
+            "kind": ["entailment"] * 8,
+            "gold": ["no"] * 8,
+            "polarity": ["-"] * 8,
+            "wording": ["plain"] * 8,
+            "item_topology": ["linear"] * 8,
+            "item_difficulty": ["easy"] * 8,
+            # path a splits focus from every other turn: kept coarse; b leaves two beside two
+            "path": ["on", "on", "on", "on", "off", "off", "off", "off"],
+            "update_type": ["x", "x", "y", "y", "x", "x", "y", "y"],
+            "distance_bin": ["near"] * 8,
+        }
+    )
+    # two focus turns on-path, each beside one other turn of its kind: every refinement holds
+    focus = np.array([True, False, True, False, False, False, False, False])
+    columns = column_codes(rows, list(rows.columns))
+    codes = nested_strata(columns, focus)
+    assert [len(set(codes[i : i + 2])) for i in range(0, 8, 2)] == [1, 1, 1, 1]
+    assert len(set(codes[::2])) == 4
+    # every on-path turn is a focus turn: path is coarsened away, update kind still refines
+    coarse = nested_strata(columns, np.array([True] * 4 + [False] * 4))
+    assert coarse[0] == coarse[1] == coarse[4] == coarse[5]
+    assert coarse[2] == coarse[3] == coarse[6] == coarse[7] != coarse[0]
+
+
+def test_anchoring_subset_keeps_sections_whole() -> None:
+    items = generate(resolve_config("easy", {"topology": "linear"}), 1, 5)
+    rows = BiasRows.of(A.prepare(agent_frame(items, ["oracle"], seed=1)))
+    keep = np.ones(len(rows.gold), dtype=bool)
+    keep[rows.final[0]] = False
+    part = rows.subset(keep)
+    assert len(part.opening) == len(rows.opening) - 1
+    assert (part.gold[part.final] == rows.gold[rows.final[1:]]).all()
+
+
+def with_noisy_confidence(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Always right, with a confidence in the answer drawn afresh at every turn."""
+    rng = np.random.default_rng(seed_sequence(seed, "noisy-confidence"))
+    df = frame.copy()
+    confidence = rng.uniform(0.4, 1.0, len(df))
+    probs = []
+    for kind, gold, p in zip(df["kind"], df["gold"], confidence, strict=True):
+        labels = EFFECT_LABELS if kind == "effect" else ENTAILMENT_LABELS
+        rest = (1 - p) / (len(labels) - 1)
+        probs.append({label: float(p) if label == gold else rest for label in labels})
+    df["label_probs"] = probs
+    df["model"] = "test/noisy-confidence"
+    return df
+
+
+def test_an_always_correct_agent_shows_no_structural_blindness_on_trees() -> None:
+    """Signal ratio and the confidence slope permute the confidence change they are computed on:
+    an always-right agent whose confidence is noise has both within their nulls on trees."""
+    rejected = tested = 0
+    for seed in (1, 2, 3):
+        items = generate(resolve_config("hard", {"topology": "tree"}), seed, 30)
+        frame = with_noisy_confidence(agent_frame(items, ["oracle"], seed=seed), seed)
+        cell = A.analyze(frame, n_boot=50, n_perm=500).confidence["test/noisy-confidence"]
+        for metric in ("signal_ratio", "confidence_slope", "spearman_on_path"):
+            p = getattr(cell["tree"]["hard"], f"{metric}_null_p")
+            assert p is not None, metric
+            tested += 1
+            rejected += p < 0.05
+    assert rejected <= 1, (rejected, tested)

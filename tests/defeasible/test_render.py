@@ -216,3 +216,12 @@ def test_instructions_choose_the_system_prompt_and_are_recorded(
     (item,) = generate(resolve_config("easy", {"topology": "tree", "instructions": mode}), 1, 1)
     assert item.system == prompt and item.meta["instructions"] == mode
     assert "tells you nothing" not in MINIMAL_PROMPT  # minimal teaches no inference rule
+
+
+def test_minimal_instructions_still_define_every_effect_label() -> None:
+    """The answer format asks for strengthening / weakening / no effect, so even the paper's
+    minimal prompt says what each means (support after vs before), without the rules mode's
+    definition from the entailment answers."""
+    for label in ("strengthening if", "weakening if", "no effect if"):
+        assert label in MINIMAL_PROMPT, label
+    assert "yes above unknown" not in MINIMAL_PROMPT

@@ -190,7 +190,7 @@ PARAMETER_DOCS: dict[str, str] = {
     "topology": "default | linear | tree | all (all: n conversations of each topology)",
     "difficulty": "easy | hard; names the split; without a preset it also picks the base preset",
     "reveal": "serial (general-to-specific, as the paper's serial mode) | random update order | "
-    "mixed (a coin flip per section, as the paper)",
+    "mixed (a fair coin per subject, as the paper: each hypothesis section has its own subject)",
     "instructions": "system prompt: minimal (the task and answer format only, as the paper) | "
     "rules (also teaches the inference rules and defines the effect answer) | none",
     "weakening": "mix of weakening transitions: mixed | defeat (on-path weakenings are yes->no "

@@ -7,8 +7,15 @@ from biaslab.suites.defeasible.conditions import (
     EXACT_MCNEMAR_BELOW,
     ICC_BOOT,
     N_BOOT,
+    SHORT_CHAIN_MAX,
 )
-from biaslab.suites.defeasible.nulls import BIAS_STRATA, N_PERM, SIGNAL_STRATA, SLOPE_STRATA
+from biaslab.suites.defeasible.nulls import (
+    BASE_STRATA,
+    N_PERM,
+    REFINEMENTS,
+    SIGNAL_STRATA,
+    SLOPE_STRATA,
+)
 
 DECISIONS: dict[str, str] = {
     "prior": (
@@ -63,11 +70,12 @@ DECISIONS: dict[str, str] = {
     "mcnemar_gold_prior_p repeats it with conditions computed from the gold prior (gold_before), "
     "whose membership never depends on the model's answers. BiasGap/OR use every C1/C2 turn and "
     "are not affected (a turn's own answer never decides its condition).",
-    "Holm": "Holm-Bonferroni across every model x reasoning-type cell with a defined McNemar p in "
-    "`models` (default, linear, tree and the pooled inheritance cell): all cells analysed "
-    "together. Including both the pooled and the per-topology inheritance cells makes the family "
-    "larger than the paper's, so the adjustment is conservative. The gold-prior McNemar test is "
-    "adjusted as a separate family.",
+    "Holm": "Holm-Bonferroni within each model, across that model's reasoning-type cells with a "
+    "defined McNemar p (default, linear, tree and the pooled inheritance cell), so a model's "
+    "adjusted p never depends on which other models were analysed beside it. Including both "
+    "the pooled and the per-topology inheritance cells makes the family larger than the "
+    "paper's, so the adjustment is conservative. The gold-prior, defeat and withhold McNemar "
+    "tests are adjusted as separate families.",
     "reasoning types": "cells per topology; linear + tree are also pooled as 'inheritance' (the "
     "paper's reasoning type) when a model has both.",
     "question order": "a model's main cells use its standard-order turns when it has any (else "
@@ -113,29 +121,46 @@ DECISIONS: dict[str, str] = {
     "null mean, X_null_lo / X_null_hi = its central 95% band, X_excess = X - X_null, X_null_p = "
     f"permutation p, {N_PERM:,} permutations, seeded per cell and metric): what a memoryless "
     "answerer with the model's own accuracy profile would score. Each turn keeps its congruence "
-    "condition as observed (from the model's own prior); the model's answers (the entailment "
-    "label and the paired effect label, moving together) are exchanged among the cell's "
-    "entailment turns within strata of what the current update alone determines: "
-    f"{', '.join(BIAS_STRATA)} (kind separates openings from updates; gold = the answer after the "
-    "update). The gold BEFORE the update is not a stratum: for a model that tracks the "
-    "conversation it is the prior itself, so conditioning on it would remove the contrast "
-    "BiasGap measures. Distance was coarsened away: with 40 conversations per cell, strata "
-    "split by distance leave too few non-revision turns beside the revisions (a p=0.9 sticky "
-    "agent's default-reasoning excess fell from ~0.4 to ~0.2). Per-turn metrics exchange "
-    "answers among comparable update turns only: every C1 and C2 turn plus the turns whose "
-    "prior equals the gold before the update; turns entered with an already wrong prior carry "
-    "the model's earlier error (for an agent that clings to a belief, the bias itself), and a "
-    "memoryless answerer's answers there are exchangeable anyway, so leaving them out keeps "
-    "the null valid. Anchoring (per section) exchanges every entailment turn. Headline numbers "
-    "are the excess and its p (one-sided, greater: the direction of a bias); the raw value "
-    "stays beside it.",
-    "null strata per metric": "BiasGap (pooled, defeat, withhold), odds ratio, anchoring, "
-    f"C3/C3inh override, know-but-don't-output: {', '.join(BIAS_STRATA)}. Signal ratio "
-    f"(on- vs off-path): {', '.join(SIGNAL_STRATA)} (path left out: it is what the ratio "
+    "condition as observed (from the model's own prior); the model's answers are exchanged "
+    "within strata of what the current update alone determines: always "
+    f"{', '.join(BASE_STRATA)} (kind separates openings from updates; gold = the answer after "
+    "the update; polarity and wording are what a surface-cue shortcut answers from, so they are "
+    f"never coarsened), refined by {', '.join(REFINEMENTS)} (near: distance <= "
+    f"{SHORT_CHAIN_MAX}, far, none) in that order wherever each finer stratum holding turns the "
+    "metric is about (for BiasGap, the odds ratio and know-but-don't-output: the C2 turns, "
+    "revisions of the model's own yes) also holds at least as many other turns; where it would "
+    "hold fewer, that stratum keeps the coarser key (coarsened: too few non-revision turns "
+    "beside the revisions leave the null no room to move: for the sticky agent on linear/easy, "
+    "seed 1, the on-path negative updates with gold no held 30 C2 turns beside 15 others, so "
+    "path is coarsened there). The gold BEFORE the update is not a "
+    "stratum, nor is whether the update changed the gold (given the gold after, that is the "
+    "gold before): for a model that tracks the conversation it is the prior itself, so "
+    "conditioning on it would remove the contrast BiasGap measures. The update kind stands in "
+    "for what the update alone says about a revision. Consequence: an answerer whose accuracy "
+    "drops exactly where the gold changes is, to these nulls, indistinguishable from a "
+    "confirmation-biased one (it is flagged). Per-turn metrics exchange answers among "
+    "comparable update turns: every C1 and C2 turn plus the turns whose prior equals the gold "
+    "before the update; turns entered with an already wrong prior carry the model's earlier "
+    "error (for an agent that clings to a belief, the bias itself), and a memoryless "
+    "answerer's answers there are exchangeable anyway, so leaving them out keeps the null "
+    "valid. Headline numbers are the excess and its p (one-sided, greater: the direction of a "
+    "bias); the raw value stays beside it.",
+    "null strata per metric": "BiasGap (pooled, defeat, withhold) and odds ratio: the "
+    "entailment answer among comparable update turns. Know-but-don't-output: the entailment "
+    "answer as for BiasGap while the effect answer stays with its turn (its gold, the update's "
+    "effect, moves with the gold before, so exchanging it would score a 'no effect' answer "
+    "from an unchanged turn as a wrong answer on a C2 turn). C3 override: the effect answer "
+    "among every update turn sharing the stratum and the effect gold, whatever the model's "
+    "prior; C3inh override: the entailment answer among every update turn of the stratum (among "
+    "comparable turns alone their strata hold little but C3/C3inh turns and the null could not "
+    "move). Anchoring: opening answers among openings, flipping sections' final answers among "
+    "final turns and comparable update turns. Signal ratio (on- vs off-path): |Δgold_conf| "
+    f"exchanged within {', '.join(SIGNAL_STRATA)} (path left out: it is what the ratio "
     "contrasts; distance kept, since confidence that only tracks distance is not structural "
-    "blindness). Confidence vs distance (Spearman rho, within-section slope): "
-    f"{', '.join(SLOPE_STRATA)} (distance is what they measure). Signal ratio and slopes are "
-    "tested two-sided.",
+    "blindness). Confidence vs distance: gold_conf (Spearman rho) and Δgold_conf (within-section "
+    f"slope) exchanged within {', '.join(SLOPE_STRATA)} (distance is what they measure). Each "
+    "null exchanges what its metric is computed on; signal ratio and slopes are tested "
+    "two-sided.",
     "BiasGap by transition": "C2 pooled over yes->no, yes->unknown and unknown->no measures "
     "different things: bias_gap_defeat = Acc(C1) - Acc(C2 with gold yes->no, overturning a "
     "belief, the paper's construct) and bias_gap_withhold = Acc(C1) - Acc(C2 with gold "

@@ -391,21 +391,24 @@ HOLM_FAMILIES = (
 
 def apply_holm(
     models: dict[str, dict[str, TopologyResult]],
-) -> tuple[dict[str, dict[str, TopologyResult]], int]:
-    """Holm across every cell's McNemar p, separately for each test in :data:`HOLM_FAMILIES`
-    (cells without a p stay None with their reason); returns the paper family's size."""
-    keys = [(m, t) for m, cells in models.items() for t in cells]
-    sizes = {}
-    for raw, adjusted_key in HOLM_FAMILIES:
-        adjusted = stats.adjust_pvalues([getattr(models[m][t], raw) for m, t in keys])
-        sizes[raw] = adjusted.n
-        for (m, t), p in zip(keys, adjusted.adjusted, strict=True):
-            cell = models[m][t]
-            undefined = dict(cell.undefined)
-            if p is not None:
-                undefined.pop(adjusted_key, None)
-            models[m][t] = cell.model_copy(update={adjusted_key: p, "undefined": undefined})
-    return models, sizes["mcnemar_p"]
+) -> tuple[dict[str, dict[str, TopologyResult]], dict[str, int]]:
+    """Holm within each model across its cells' McNemar p, separately for each test in
+    :data:`HOLM_FAMILIES` (cells without a p stay None with their reason): a model's verdict
+    never depends on which other models were analysed beside it. Returns each model's size of
+    the paper test's family."""
+    sizes: dict[str, int] = {}
+    for model, cells in models.items():
+        for raw, adjusted_key in HOLM_FAMILIES:
+            adjusted = stats.adjust_pvalues([getattr(cell, raw) for cell in cells.values()])
+            if raw == "mcnemar_p":
+                sizes[model] = adjusted.n
+            for rtype, p in zip(list(cells), adjusted.adjusted, strict=True):
+                cell = cells[rtype]
+                undefined = dict(cell.undefined)
+                if p is not None:
+                    undefined.pop(adjusted_key, None)
+                cells[rtype] = cell.model_copy(update={adjusted_key: p, "undefined": undefined})
+    return models, sizes
 
 
 # --------------------------------------------------------------------------------------------------

@@ -45,7 +45,8 @@ def order_updates(
 ) -> tuple[str, tuple[Update, ...]]:
     """(reveal mode, updates in reveal order). Random reveal shuffles everything; serial reveal
     shows the evidence general -> specific and slots the other updates in at random places, keeping
-    their planned order; mixed flips a fair coin per section between the two (as the paper)."""
+    their planned order; mixed flips a fair coin per subject between the two (the paper's
+    per-subject coin flip; every hypothesis section has its own subject)."""
     mode = config.reveal
     if mode == "mixed":
         mode = "random" if coin(rng, 0.5) else "serial"

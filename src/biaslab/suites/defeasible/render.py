@@ -74,15 +74,19 @@ down, and no effect if it stayed the same.
 
 End every reply with the answer line the question asks for."""
 
-#: the paper's mode: the task and the answer format only (no inference rules, no effect definition)
+#: the paper's mode: the task and the answer format only (no inference rules); the effect labels
+#: are defined by support before vs after, since the answer format needs them, never by the
+#: entailment answers (the rules mode's definition)
 MINIMAL_PROMPT = """\
 You will be given information about made-up objects, kinds and properties, one message at a time. \
 Use only the information given in this conversation; the names mean nothing outside it.
 
 After each message you are asked one question about the current hypothesis. Answer yes if the \
 information so far supports the hypothesis, no if it supports its negation, and unknown if it \
-supports neither; asked about the effect of the latest update, answer strengthening, weakening or \
-no effect. End every reply with the answer line the question asks for."""
+supports neither. Asked about the effect of the latest update, answer strengthening if the \
+hypothesis is better supported after it than before it, weakening if it is less supported, and \
+no effect if its support is unchanged. End every reply with the answer line the question asks \
+for."""
 
 #: ``instructions`` -> system prompt ("rules" teaches how to combine defaults, sources and kinds)
 SYSTEM_PROMPTS = {"rules": SYSTEM_PROMPT, "minimal": MINIMAL_PROMPT, "none": ""}

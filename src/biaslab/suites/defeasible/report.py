@@ -29,16 +29,20 @@ _NULL_GAP_SPEC: Spec = (
     "Confirmation bias beside its null: excess BiasGap, defeat (yes->no) and withhold "
     "(yes->unknown)",
     (
+        ("n C1", "conditions.C1.n"),
+        ("n defeat", "c2_by_transition.yes->no.n"),
         ("defeat gap", "bias_gap_defeat"),
         ("null lo", "bias_gap_defeat_null_lo"),
         ("null hi", "bias_gap_defeat_null_hi"),
         ("excess", "bias_gap_defeat_excess"),
         ("p", "bias_gap_defeat_null_p"),
+        ("n withhold", "c2_by_transition.yes->unknown.n"),
         ("withhold gap", "bias_gap_withhold"),
         ("null lo", "bias_gap_withhold_null_lo"),
         ("null hi", "bias_gap_withhold_null_hi"),
         ("excess", "bias_gap_withhold_excess"),
         ("p", "bias_gap_withhold_null_p"),
+        ("n C2", "conditions.C2.n"),
         ("pooled gap", "bias_gap"),
         ("excess", "bias_gap_excess"),
         ("p", "bias_gap_null_p"),
@@ -50,15 +54,19 @@ _NULL_OTHER_SPEC: Spec = (
         ("OR", "odds_ratio"),
         ("OR null", "odds_ratio_null"),
         ("OR p", "odds_ratio_null_p"),
+        ("n flipping", "n_flipping_sections"),
         ("Anch.", "anchoring_rate"),
         ("Anch. excess", "anchoring_rate_excess"),
         ("Anch. p", "anchoring_rate_null_p"),
+        ("n C3", "conditions.C3.n_effect"),
         ("C3-ovr", "c3_override_rate"),
         ("excess", "c3_override_rate_excess"),
         ("p", "c3_override_rate_null_p"),
+        ("n C3inh", "conditions.C3inh.n"),
         ("C3inh-ovr", "c3inh_override_rate"),
         ("excess", "c3inh_override_rate_excess"),
         ("p", "c3inh_override_rate_null_p"),
+        ("n C2 eff", "conditions.C2.n_effect"),
         ("know-not-output", "know_but_dont_output"),
         ("excess", "know_but_dont_output_excess"),
         ("p", "know_but_dont_output_null_p"),
@@ -67,7 +75,9 @@ _NULL_OTHER_SPEC: Spec = (
 _BIAS_SPEC: Spec = (
     "Paper metrics: BiasGap, odds ratio and McNemar (paper Table 15)",
     (
+        ("n C1", "conditions.C1.n"),
         ("C1 acc", "c1_accuracy"),
+        ("n C2", "conditions.C2.n"),
         ("C2 acc", "c2_accuracy"),
         ("Gap", "bias_gap"),
         ("Gap lo", "bias_gap_ci.0"),
@@ -95,9 +105,13 @@ _ANCHOR_SPEC: Spec = (
     (
         ("Anch.", "anchoring_rate"),
         ("flipping", "n_flipping_sections"),
+        ("n C3", "conditions.C3.n_effect"),
         ("C3-ovr", "c3_override_rate"),
+        ("n C3inh", "conditions.C3inh.n"),
         ("C3inh-ovr", "c3inh_override_rate"),
+        ("n C1 eff", "conditions.C1.n_effect"),
         ("C1-eff", "c1_eff"),
+        ("n C2 eff", "conditions.C2.n_effect"),
         ("C2-eff", "c2_eff"),
         ("eff gap", "metacognitive_gap"),
         ("C2-eff - C2 acc", "dissociation"),
@@ -138,6 +152,7 @@ _OFF_PATH_SPEC: Spec = (
     (
         ("n off-path", "n_off_path"),
         ("intrusion", "intrusion_rate"),
+        ("n with probs", "n_with_probs"),
         ("signal ratio", "signal_ratio"),
         ("SR null", "signal_ratio_null"),
         ("SR p", "signal_ratio_null_p"),
@@ -267,7 +282,8 @@ def _icc_line(results: DefeasibleResults) -> str | None:
 def _all_tables(results: DefeasibleResults) -> list[Table]:
     mt, mtd = ("model", "type"), ("model", "topology", "difficulty")
     bias_title, bias_cols = _BIAS_SPEC
-    bias: Spec = (f"{bias_title}; Holm over {results.holm_family_size} cells", bias_cols)
+    sizes = ", ".join(f"{m}: {n}" for m, n in results.holm_family_size.items())
+    bias: Spec = (f"{bias_title}; Holm within each model over its cells ({sizes})", bias_cols)
     found = [
         _table(mt, _NULL_GAP_SPEC, _cells(results)),
         _table(mt, _NULL_OTHER_SPEC, _cells(results)),

@@ -289,6 +289,7 @@ class DefeasibleResults(_Frozen):
     reproducibility: Reproducibility | None = None
     depth_curves: dict[str, dict[str, list[DepthPoint]]] = Field(default_factory=dict)
     entities: dict[str, dict[str, EntityComparison]] = Field(default_factory=dict)
-    holm_family_size: int = 0
+    #: per model: the cells its paper McNemar p-values are Holm-adjusted over
+    holm_family_size: dict[str, int] = Field(default_factory=dict)
     decisions: dict[str, str] = Field(default_factory=lambda: dict(DECISIONS))
     undefined: dict[str, str] = Field(default_factory=dict)

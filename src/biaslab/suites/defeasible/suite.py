@@ -10,7 +10,7 @@ from biaslab.suites.defeasible import config as _config
 from biaslab.suites.defeasible import generate as _generate
 from biaslab.suites.registry import Suite, lazy
 
-GENERATOR_VERSION = "defeasible-2"
+GENERATOR_VERSION = "defeasible-3"
 
 
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
