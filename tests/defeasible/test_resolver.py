@@ -514,3 +514,19 @@ def test_a_bounded_explanation_is_the_head_of_the_full_one(network: Network, lim
             assert bounded.defeated == full.defeated[:limit]
             assert len(bounded.supporting) + bounded.omitted_supporting == len(full.supporting)
             assert len(bounded.defeated) + bounded.omitted_defeated == len(full.defeated)
+
+
+def test_an_unbounded_explanation_lists_every_path_even_through_contradictory_links() -> None:
+    """Each contradictory pair of links gives two paths; the unbounded listing once stopped at the
+    number of positive paths to the sources and dropped the rest."""
+    links = [
+        Link("a", "d", False, True), Link("a", "d", True), Link("c", "a", True, True),
+        Link("c", "d", False, True), Link("c", "d", True), Link("c", "e", True),
+        Link("e", "d", True, True),
+    ]  # fmt: skip
+    full = explain(make_network(links), "c", "d", max_paths=None)
+    assert (len(full.defeated), full.omitted_defeated) == (5, 0)
+    assert [(p.nodes, p.positive) for p in full.defeated] == [
+        (("c", "d"), False), (("c", "d"), True), (("c", "a", "d"), False),
+        (("c", "a", "d"), True), (("c", "e", "d"), True),
+    ]  # fmt: skip

@@ -79,6 +79,7 @@ a node to itself in an acyclic network).
 from __future__ import annotations
 
 import heapq
+import sys
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -416,7 +417,7 @@ def explain(
     if property not in state.verdict:
         return Explanation(answer, (), ())
     counts, shortest = _path_counts(state, order_nodes)
-    limit = max_paths if max_paths is not None else sum(counts.values()) + 1
+    limit = max_paths if max_paths is not None else sys.maxsize  # unbounded: list every path
     incoming = state.incoming(property)
     supporting: list[Path] = []
     defeated: list[DefeatedPath] = []
