@@ -423,14 +423,13 @@ def card_grid(
                 linewidth=0.8,
             )
             ax.add_patch(rect)
-            text = labels[i][j]
-            if len(text) > 38:
-                text = text[:36] + "…"
+            text = "\n".join(textwrap.wrap(labels[i][j], 36, max_lines=2, placeholder=" …"))
             ax.text(j + 0.5, len(rows) - 0.5 - i, text, ha="center", va="center", fontsize=7.5)
     ax.set_xlim(0, len(columns))
     ax.set_ylim(0, len(rows))
     ax.set_xticks([j + 0.5 for j in range(len(columns))])
-    ax.set_xticklabels([f"{c}\n{h}" for c, h in zip(columns, headlines, strict=True)], fontsize=7.5)
+    heads = [textwrap.fill(h, 44) for h in headlines]  # a column is ~3.3 in: keep headers apart
+    ax.set_xticklabels([f"{c}\n{h}" for c, h in zip(columns, heads, strict=True)], fontsize=7.5)
     ax.xaxis.tick_top()
     ax.set_yticks([len(rows) - 0.5 - i for i in range(len(rows))])
     ax.set_yticklabels(list(rows), fontsize=8)
@@ -440,7 +439,7 @@ def card_grid(
     ax.set_title(
         "Bias card: coloured = excess over the null significant; hatched = not defined",
         fontsize=9,
-        pad=28,
+        pad=16 + 10 * max((h.count("\n") + 2 for h in heads), default=2),
     )
     fig.tight_layout()
     png = path.with_suffix(".png")
