@@ -10,7 +10,7 @@ dictionaries so the shared layer never needs to know a suite's internals.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,15 +136,26 @@ def read_items(path: Path) -> list[Item]:
     return list(_parse_item_lines(path, lines))
 
 
-def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:
+def jsonl_objects(
+    lines: Iterable[str], where: Callable[[int], str]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of JSON-lines text. A line that is not JSON,
+    or not a JSON object, is a one-line error that starts with ``where(line number)``."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BiaslabError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        version = data.get("schema_version") if isinstance(data, dict) else None
+            raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise BiaslabError(f"{where(number)}: expected a JSON object")
+        yield number, data
+
+
+def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:
+    for number, data in jsonl_objects(lines, lambda number: f"{path}:{number}"):
+        version = data.get("schema_version")
         if version not in READABLE_SCHEMA_VERSIONS:
             raise BiaslabError(
                 f"{path}:{number}: schema_version {version!r} is not supported "

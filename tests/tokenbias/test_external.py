@@ -179,7 +179,7 @@ def test_file_level_errors(tmp_path: Path) -> None:
         ((HEADER + ",seed", good + ",x"), "a3.csv line 2, column seed: 'x' is not an"),
         ((HEADER + ",epoch", good + ",0"), "a4.csv line 2, column epoch: 0 is below 1"),
         (('{"model": "m"}',), "a5.jsonl line 1: missing column"),
-        (("not json",), "a6.jsonl line 1: not JSON"),
+        (("not json",), "a6.jsonl line 1: not valid JSON"),
         (("[1, 2]",), "a7.jsonl line 1: expected a JSON object"),
     ]
     for number, (lines, message) in enumerate(cases):

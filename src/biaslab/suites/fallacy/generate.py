@@ -10,7 +10,6 @@ the problems come from a file instead and are checked, not searched for.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -22,7 +21,7 @@ from pydantic import JsonValue
 
 from biaslab import progress
 from biaslab.errors import BiaslabError
-from biaslab.schema import Item, Turn
+from biaslab.schema import Item, Turn, jsonl_objects
 from biaslab.seeding import item_random
 from biaslab.suites.fallacy import workers
 from biaslab.suites.fallacy.config import MAX_PROBLEMS, Config
@@ -252,15 +251,7 @@ def read_problem_rows(path: Path) -> list[_Row]:
         raise BiaslabError(f"cannot read {path}: {exc}") from exc
     rows: list[_Row] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BiaslabError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(data, dict):
-            raise BiaslabError(f"{path}:{number}: expected an object")
+    for number, data in jsonl_objects(lines, lambda number: f"{path}:{number}"):
         unknown = sorted(set(data) - {"id", "premises", "theme"})
         if unknown:
             raise BiaslabError(f"{path}:{number}: unknown key {unknown[0]!r}")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
+from biaslab.schema import jsonl_objects
 from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
@@ -203,15 +204,7 @@ def _raw_rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
 
 
 def _jsonl_rows(name: str, text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BiaslabError(f"{name} line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise BiaslabError(f"{name} line {number}: expected a JSON object")
+    for number, row in jsonl_objects(text.splitlines(), lambda number: f"{name} line {number}"):
         missing = [c for c in REQUIRED if c not in row]
         if missing:
             raise BiaslabError(f"{name} line {number}: missing column(s) {', '.join(missing)}")
