@@ -206,39 +206,10 @@ def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
         ent["effect_predicted"] = None
         ent["effect_gold"] = None
         ent["effect_correct"] = np.nan
-    labelled = [
-        classify(*row) if kind == "entailment" else (None, None)
-        for kind, row in zip(
-            ent["kind"],
-            zip(
-                ent["prior"],
-                ent["gold"],
-                ent["effect"],
-                ent["polarity"],
-                ent["path"],
-                ent["item_topology"],
-                ent["wording"],
-                strict=True,
-            ),
-            strict=True,
-        )
-    ]
+    labelled = _classified(ent, "prior")
     ent["condition"] = [c for c, _ in labelled]
     ent["c0_reason"] = [r for _, r in labelled]
-    ent["condition_gold_prior"] = [
-        classify(before, *rest)[0] if kind == "entailment" else None
-        for kind, before, *rest in zip(
-            ent["kind"],
-            ent["gold_before"],
-            ent["gold"],
-            ent["effect"],
-            ent["polarity"],
-            ent["path"],
-            ent["item_topology"],
-            ent["wording"],
-            strict=True,
-        )
-    ]
+    ent["condition_gold_prior"] = [c for c, _ in _classified(ent, "gold_before")]
     return ent.reset_index(drop=True)
 
 
@@ -293,6 +264,17 @@ def _classify_no(
     if path == OFF:
         return "C4", None
     return "C0", f"prior no, no-effect {_word_polarity(polarity)} {_word_path(path)} update"
+
+
+def _classified(ent: pd.DataFrame, prior: str) -> list[tuple[str | None, str | None]]:
+    """(condition, C0 reason) of every entailment row, taking the belief before the update from
+    column ``prior`` (the model's own prior, or the gold before the update); (None, None) for the
+    other kinds."""
+    columns = (prior, "gold", "effect", "polarity", "path", "item_topology", "wording")
+    return [
+        classify(*row) if kind == "entailment" else (None, None)
+        for kind, *row in zip(ent["kind"], *(ent[c] for c in columns), strict=True)
+    ]
 
 
 def classify(
