@@ -357,13 +357,19 @@ def finite(premises: Sequence[View], conclusion: View) -> Verdict:
         return Verdict(FINITE, None, f"domain of {size} exceeds {MAX_DOMAIN}")
     translation = _Translation(size, _signature([*premises, conclusion]))
     z3 = translation.z3
-    solver = z3.Solver(ctx=translation.context)
+    solver = _premise_solver(translation, premises)
+    solver.add(z3.Not(translation.view(conclusion, len(premises))))
+    return _verdict(FINITE, solver, f"domain of {size} ({why})")
+
+
+def _premise_solver(translation: _Translation, premises: Sequence[View]) -> Any:
+    """A z3 solver over the finite domain, with the resource limits and every premise asserted."""
+    solver = translation.z3.Solver(ctx=translation.context)
     solver.set("rlimit", RLIMIT)
     solver.set("timeout", TIMEOUT_MS)
     for i, view in enumerate(premises):
         solver.add(translation.view(view, i))
-    solver.add(z3.Not(translation.view(conclusion, len(premises))))
-    return _verdict(FINITE, solver, f"domain of {size} ({why})")
+    return solver
 
 
 def entailed_literals(
@@ -383,11 +389,7 @@ def entailed_literals(
         raise ValueError(f"cannot decide literals: {why}")
     translation = _Translation(size, signature)
     z3 = translation.z3
-    solver = z3.Solver(ctx=translation.context)
-    solver.set("rlimit", RLIMIT)
-    solver.set("timeout", TIMEOUT_MS)
-    for i, view in enumerate(premises):
-        solver.add(translation.view(view, i))
+    solver = _premise_solver(translation, premises)
     if solver.check() != z3.sat:
         raise ValueError("the premises are inconsistent or undecided")
     entailed: set[tuple[str, str, bool]] = set()
