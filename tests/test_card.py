@@ -11,10 +11,10 @@ from biaslab.card import (
     BiasCard,
     CardCell,
     CardRow,
-    _screened,
     card_figure,
     card_markdown,
     card_text,
+    screened_cell,
 )
 from biaslab.errors import BiaslabError
 from biaslab.grid import split_params
@@ -70,9 +70,9 @@ def test_markdown_and_figure(tmp_path: Path) -> None:
 
 def test_mostly_unparsed_cells_are_never_flagged() -> None:
     noisy = CardCell(headline="h", value=0.9, excess=0.5, p=0.001, significant=True, unparsed=0.6)
-    screened = _screened(noisy)
+    screened = screened_cell(noisy)
     assert not screened.significant and "not interpreted" in screened.detail
-    assert _screened(card().rows[0].cells["defeasible"]).significant
+    assert screened_cell(card().rows[0].cells["defeasible"]).significant
 
 
 def test_grid_parameters_name_their_suite() -> None:

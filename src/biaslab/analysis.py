@@ -7,15 +7,17 @@ results, so a reader can always tell which answers a number rests on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from biaslab.card import BiasCard, build_card
+from biaslab.card import METHODS, BiasCard, CardCell, CardRow, screened_cell
 from biaslab.errors import BiaslabError
 from biaslab.frames import ProvenanceRow
+from biaslab.kinds import model_kind
 
 DOCUMENT_SCHEMA_VERSION = 1
 ANSWER_FILE_SUFFIXES = (".csv", ".jsonl")
@@ -134,15 +136,35 @@ def write_document(analysis: Analysis, path: Path) -> None:
         raise BiaslabError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-#: models that exist to exercise the pipeline, not to be measured
-PLUMBING_MODELS = ("biaslab/local",)
+def build_card(results: Mapping[str, Any]) -> BiasCard | None:
+    """The card from every suite's results (None when no suite contributes a cell)."""
+    from biaslab.suites.registry import get_suite
 
-
-def model_kind(model: str) -> str:
-    """'plumbing model' (the embedded tiny LLM), 'reference agent' (biaslab/...) or 'model'."""
-    base = model.split("?", 1)[0]
-    if base in PLUMBING_MODELS:
-        return "plumbing model"
-    if base.startswith("biaslab/"):
-        return "reference agent"
-    return "model"
+    columns: dict[str, dict[str, CardCell]] = {}
+    notes: dict[str, str] = {}
+    for name in METHODS:
+        if name not in results:
+            continue
+        suite = get_suite(name)
+        if suite.card is None:
+            continue
+        cells = {model: screened_cell(cell) for model, cell in suite.card(results[name]).items()}
+        if cells:
+            columns[name] = cells
+            notes[name] = next(iter(cells.values())).headline
+    if not columns:
+        return None
+    models = sorted({model for cells in columns.values() for model in cells})
+    missing = "no results for this model"
+    rows = tuple(
+        CardRow(
+            model=model,
+            kind=model_kind(model),
+            cells={
+                method: cells.get(model, CardCell.undefined(notes[method], missing))
+                for method, cells in columns.items()
+            },
+        )
+        for model in models
+    )
+    return BiasCard(methods=tuple(columns), rows=rows, notes=notes)

@@ -10,7 +10,7 @@ its excess over the null is significant at the card's level; "not defined" alway
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,42 +71,8 @@ class BiasCard(BaseModel):
     notes: dict[str, str] = Field(default_factory=dict)
 
 
-def build_card(results: Mapping[str, Any]) -> BiasCard | None:
-    """The card from every suite's results (None when no suite contributes a cell)."""
-    from biaslab.analysis import model_kind
-    from biaslab.suites.registry import get_suite
-
-    columns: dict[str, dict[str, CardCell]] = {}
-    notes: dict[str, str] = {}
-    for name in METHODS:
-        if name not in results:
-            continue
-        suite = get_suite(name)
-        if suite.card is None:
-            continue
-        cells = {model: _screened(cell) for model, cell in suite.card(results[name]).items()}
-        if cells:
-            columns[name] = cells
-            notes[name] = next(iter(cells.values())).headline
-    if not columns:
-        return None
-    models = sorted({model for cells in columns.values() for model in cells})
-    missing = "no results for this model"
-    rows = tuple(
-        CardRow(
-            model=model,
-            kind=model_kind(model),
-            cells={
-                method: cells.get(model, CardCell.undefined(notes[method], missing))
-                for method, cells in columns.items()
-            },
-        )
-        for model in models
-    )
-    return BiasCard(methods=tuple(columns), rows=rows, notes=notes)
-
-
-def _screened(cell: CardCell) -> CardCell:
+def screened_cell(cell: CardCell) -> CardCell:
+    """The cell as the card shows it: never flagged when most answers were unparsed."""
     if cell.unparsed is None or cell.unparsed <= MAX_UNPARSED:
         return cell
     note = f"unparsed {cell.unparsed:.0%} > {MAX_UNPARSED:.0%}: not interpreted"

@@ -599,7 +599,7 @@ def analyse_path(path: Path | str, suite: str | None = None, capability: Path | 
 
 
 def provenance_table(analysis: Any) -> str:
-    from biaslab.analysis import model_kind
+    from biaslab.kinds import model_kind
     from biaslab.report.tables import text_table
 
     header = ["log", "status", "suite", "model", "kind", "roles", "seed", "preset", "samples"]

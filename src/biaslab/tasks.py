@@ -11,8 +11,6 @@ per turn, a judge) build their own task (``Suite.task``) from the same pieces.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from inspect_ai import Task
 from inspect_ai._util.error import PrerequisiteError
@@ -31,6 +29,7 @@ from biaslab.records import (
     stored_records,
 )
 from biaslab.schema import Item, Turn
+from biaslab.task_settings import TaskSettings, task_metadata
 
 TOP_LOGPROBS = 5
 
@@ -42,28 +41,6 @@ class TaskArgumentError(BiaslabError, PrerequisiteError):
     def __init__(self, message: str) -> None:
         BiaslabError.__init__(self, message)
         self.message = f"biaslab: error: {message}"
-
-
-@dataclass(frozen=True)
-class TaskSettings:
-    """What a suite's task builder is given besides the items (all recorded in the log)."""
-
-    suite: str
-    config: dict[str, Any]
-    seed: int
-    generator_version: str = ""
-    logprobs: bool = True
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-def task_metadata(settings: TaskSettings) -> dict[str, Any]:
-    """The task metadata every biaslab log carries (what :mod:`biaslab.identity` reads)."""
-    return {
-        "biaslab_suite": settings.suite,
-        "biaslab_seed": settings.seed,
-        "biaslab_config": settings.config,
-        "biaslab_generator_version": settings.generator_version,
-    }
 
 
 def item_sample(item: Item) -> Sample:

@@ -56,7 +56,7 @@ def markdown_to_html(markdown: str) -> str:
 
 def provenance_section(analysis: Analysis) -> str:
     """Where the numbers come from: the logs, what each holds, and what was collapsed."""
-    from biaslab.analysis import model_kind
+    from biaslab.kinds import model_kind
     from biaslab.report.tables import markdown_table
 
     if not analysis.provenance:

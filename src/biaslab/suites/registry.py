@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from biaslab.card import CardCell
     from biaslab.records import AnswerParser
-    from biaslab.tasks import TaskSettings
+    from biaslab.task_settings import TaskSettings
 
 
 @dataclass(frozen=True)
