@@ -144,7 +144,7 @@ def generate(
     """Generate items only (no model): OUTPUT.jsonl plus OUTPUT.meta.json."""
     from biaslab import __version__
     from biaslab.runner import generate_items
-    from biaslab.schema import GenerationMeta, write_items
+    from biaslab.schema import GenerationMeta, meta_path, write_items
 
     generated = generate_items(suite, preset=preset, n=n, seed=seed, params=parse_params(params))
     meta = GenerationMeta(
@@ -153,8 +153,11 @@ def generate(
         seed=seed,
         config=generated.config,
         n_items=len(generated.items),
+        notes={note.key: note.detail for note in generated.notes},
     )
     write_items(output, generated.items, meta)
+    for note in generated.notes:
+        click.echo(f"{note.summary} (listed in {meta_path(output).name})", err=True)
     click.echo(f"wrote {len(generated.items)} items to {output}", err=True)
     if stats:
         click.echo(json.dumps(generated.suite.label_stats(generated.items), indent=2))

@@ -16,6 +16,8 @@ class Generated:
     config: dict[str, Any]
     seed: int
     items: list[Item]
+    #: what the suite reported beside the items (see :func:`biaslab.progress.note`)
+    notes: tuple[Any, ...] = ()
 
 
 def generate_items(
@@ -35,9 +37,15 @@ def generate_items(
         raise BiaslabError(f"--n must be at least 1, got {count}")
     from biaslab import progress
 
-    with progress.reporting(f"generating {suite_name} items"):
+    with progress.collecting() as notes, progress.reporting(f"generating {suite_name} items"):
         items = suite.generate(config, seed, count)
-    return Generated(suite=suite, config=config.model_dump(mode="json"), seed=seed, items=items)
+    return Generated(
+        suite=suite,
+        config=config.model_dump(mode="json"),
+        seed=seed,
+        items=items,
+        notes=tuple(notes),
+    )
 
 
 def _as_param(value: object) -> str:

@@ -98,6 +98,19 @@ class GenerationMeta(Record):
     seed: int
     config: dict[str, JsonValue]
     n_items: int
+    notes: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="what generation reported beside the items (key -> detail), e.g. the "
+        "conversations an import skipped and where a file's labels differ from ours",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without notes the sidecar is written as before they existed (byte-identical files)."""
+        data: dict[str, Any] = handler(self)
+        if not data.get("notes"):
+            data.pop("notes", None)
+        return data
 
 
 def dumps_sorted(data: Any) -> str:

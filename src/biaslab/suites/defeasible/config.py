@@ -45,6 +45,8 @@ class Config(BaseModel):
     entities: Literal["pseudo", "real"] = "pseudo"
     domain: str = "any"
     max_updates_per_section: int | None = None
+    #: a dataset file in the original DeReLab layout to relabel instead of generating
+    conversations: str | None = None
 
     # ---- default reasoning (Table 7)
     chain_length: IntRange = (5, 10)
@@ -201,6 +203,9 @@ PARAMETER_DOCS: dict[str, str] = {
     "entities": "pseudo (pseudoword names) | real (the domain's real nouns, same structures)",
     "domain": "lexicon domain for properties and real nouns, or 'any' (one drawn per item)",
     "max_updates_per_section": "cap on updates per hypothesis section, or none",
+    "conversations": "FILE.json in the original DeReLab dataset layout: its conversations, "
+    "wording kept, relabelled by our resolver instead of generated (--n caps how many are read; "
+    "-p topology= keeps one topology)",
     "chain_length": "default: property-chain nodes, lo,hi (easy 5,10; hard 10,20)",
     "num_objects": "default: objects instantiating the chain root, lo,hi (hard 4,7; paper 4-6)",
     "irrelevant_attributes": "default: irrelevant-attribute facts per conversation, lo,hi",

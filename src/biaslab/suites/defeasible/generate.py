@@ -98,6 +98,8 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
         raise BiaslabError(f"n must be >= 0, got {n}")
     if seed < 0:
         raise BiaslabError(f"seed must be a non-negative integer, got {seed}")
+    if config.conversations is not None:
+        return _imported(config, n)
     lexicon = load_lexicon()
     if config.domain != "any":
         lexicon.domain(config.domain)  # an unknown domain is one readable error, before any work
@@ -125,6 +127,38 @@ def generate_one(
         turns=tuple(turns),
         meta=item_meta(plan, network, config, seed, index),
     )
+
+
+def _imported(config: Config, n: int) -> list[Item]:
+    """The conversations of an original-layout file, relabelled (see :mod:`.original`); what it
+    could not read and where its golds differ from ours are reported as notes."""
+    from pathlib import Path
+
+    from biaslab import progress
+    from biaslab.suites.defeasible.original import disagreements, import_conversations
+
+    assert config.conversations is not None
+    result = import_conversations(Path(config.conversations), config, n)
+    if not result.items:
+        first = f": {result.skipped[0].reason}" if result.skipped else ""
+        raise BiaslabError(
+            f"{config.conversations}: no conversation of topology {config.topology} "
+            f"could be read ({result.total} in the file){first}"
+        )
+    differing = disagreements(result.items)
+    asked = sum(len(item.turns) for item in result.items)
+    progress.note(
+        "conversations",
+        f"read {len(result.items)} of {result.total} conversations"
+        + (f" (the first {result.read}: raise --n for more)" if result.read < result.total else "")
+        + f"; {len(result.skipped)} skipped as unreadable; our gold differs from the file's on "
+        f"{len(differing)} of {asked} questions",
+        {
+            "skipped": [s.to_dict() for s in result.skipped],
+            "disagreements": differing,
+        },
+    )
+    return result.items
 
 
 # ------------------------------------------------------------------------------------ plans

@@ -41,6 +41,7 @@ from biaslab.suites.defeasible.render import (
     SYSTEM_PROMPTS,
     UPDATE_PREFIX,
     ParsedConversation,
+    RenderError,
     SentenceParser,
     has_negation_cue,
     parse_premises,
@@ -62,7 +63,13 @@ def parsed(request: Request) -> ParsedConversation:
     texts = user_texts(request)
     found = _PARSED.get(texts)
     if found is None:
-        found = parse_premises(texts)
+        try:
+            found = parse_premises(texts)
+        except RenderError as exc:
+            raise RenderError(
+                f"the defeasible reference agents read only biaslab's own wording (conversations "
+                f"imported with -p conversations= keep their file's): {exc}"
+            ) from exc
         _PARSED[texts] = found
         if len(_PARSED) > _PARSED_SIZE:
             _PARSED.popitem(last=False)
