@@ -1,4 +1,10 @@
-"""Multiplicity: Holm and Benjamini-Hochberg adjustment (statsmodels ``multipletests``)."""
+"""Multiplicity: Holm and Benjamini-Hochberg adjustment.
+
+Benjamini-Hochberg is statsmodels' ``multipletests``. Holm is the same step-down computation as
+statsmodels' (adjusted p = running maximum of ``(m - i) * p_(i)``, capped at 1; reject where the
+adjusted p is below alpha), written out here because statsmodels' Holm branch runs a full
+``gc.collect()`` on every call: about 1 s of a 20k-answer analysis and most of a minute of every
+test run. The tests check it against ``multipletests(method="holm")`` on random families."""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 from statsmodels.stats.multitest import multipletests
 
 from biaslab.stats.results import AdjustedPValues
@@ -45,7 +52,11 @@ def adjust_pvalues(
             defined=False,
             reason="no defined p-values to adjust",
         )
-    rej, adj, _, _ = multipletests([raw[i] for i in keep], alpha=alpha, method=method)
+    family = [p for p in raw if p is not None]
+    if method == "holm":
+        rej, adj = _holm(family, alpha)
+    else:
+        rej, adj, _, _ = multipletests(family, alpha=alpha, method=method)
     for j, i in enumerate(keep):
         adjusted[i] = float(adj[j])
         reject[i] = bool(rej[j])
@@ -57,3 +68,20 @@ def adjust_pvalues(
         adjusted=tuple(adjusted),
         reject=tuple(reject),
     )
+
+
+def _holm(pvalues: Sequence[float], alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down adjustment (see the module docstring), in the input's order."""
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind="mergesort")
+    steps = np.arange(len(p), 0, -1)
+    adjusted_sorted = np.minimum(np.maximum.accumulate(p[order] * steps), 1.0)
+    # rejected: the sorted prefix before the first p above its step's level (as statsmodels tests
+    # it, so a p exactly on a level is decided the same way)
+    above = np.nonzero(p[order] > alpha / steps)[0]
+    reject_sorted = np.arange(len(p)) < (above[0] if above.size else len(p))
+    adjusted = np.empty_like(adjusted_sorted)
+    adjusted[order] = adjusted_sorted
+    reject = np.empty_like(reject_sorted)
+    reject[order] = reject_sorted
+    return reject, adjusted
