@@ -153,8 +153,11 @@ def generate(
         seed=seed,
         config=generated.config,
         n_items=len(generated.items),
+        rejected_rows=generated.rejected_rows,
     )
     write_items(output, generated.items, meta)
+    if generated.summary:
+        click.echo(f"biaslab: {generated.summary}", err=True)
     click.echo(f"wrote {len(generated.items)} items to {output}", err=True)
     if stats:
         click.echo(json.dumps(generated.suite.label_stats(generated.items), indent=2))

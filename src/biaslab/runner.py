@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biaslab.schema import Item
+from biaslab.schema import Item, ItemList, RejectedRow
 from biaslab.suites.registry import Suite, get_suite
 
 
@@ -16,6 +16,9 @@ class Generated:
     config: dict[str, Any]
     seed: int
     items: list[Item]
+    #: rows of an imported file that made no item, and the generator's summary of the import
+    rejected_rows: list[RejectedRow] | None = None
+    summary: str | None = None
 
 
 def generate_items(
@@ -37,7 +40,19 @@ def generate_items(
 
     with progress.reporting(f"generating {suite_name} items"):
         items = suite.generate(config, seed, count)
-    return Generated(suite=suite, config=config.model_dump(mode="json"), seed=seed, items=items)
+    rejected, summary = (
+        (items.rejected_rows or None, items.summary)
+        if isinstance(items, ItemList)
+        else (None, None)
+    )
+    return Generated(
+        suite=suite,
+        config=config.model_dump(mode="json"),
+        seed=seed,
+        items=items,
+        rejected_rows=rejected,
+        summary=summary,
+    )
 
 
 def _as_param(value: object) -> str:

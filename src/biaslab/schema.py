@@ -89,6 +89,30 @@ class Item(Record):
     meta: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class RejectedRow(Record):
+    """A row of an imported file that made no item, and why (its line and, if it has one, id)."""
+
+    line: int
+    id: str | None = None
+    reason: str
+
+
+class ItemList(list[Item]):
+    """Items made from someone else's file: besides the items, the rows that made none
+    (``rejected_rows``) and one summary line; ``biaslab generate`` writes the rows into the
+    sidecar and prints the line."""
+
+    def __init__(
+        self,
+        items: Iterable[Item] = (),
+        rejected_rows: Sequence[RejectedRow] = (),
+        summary: str | None = None,
+    ) -> None:
+        super().__init__(items)
+        self.rejected_rows = list(rejected_rows)
+        self.summary = summary
+
+
 class GenerationMeta(Record):
     """What is needed to regenerate a file of items byte for byte."""
 
@@ -98,6 +122,16 @@ class GenerationMeta(Record):
     seed: int
     config: dict[str, JsonValue]
     n_items: int
+    #: rows of an imported file that made no item (None: nothing was imported, or all was used)
+    rejected_rows: list[RejectedRow] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_rejected_rows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Sidecars of generated sets are written as before the field existed."""
+        data: dict[str, Any] = handler(self)
+        if data.get("rejected_rows") is None:
+            data.pop("rejected_rows", None)
+        return data
 
 
 def dumps_sorted(data: Any) -> str:
