@@ -43,8 +43,8 @@ def test_a_mixed_file_imports_to_the_end_with_the_right_counts(
 ) -> None:
     path = write_rows(tmp_path / "mixed.jsonl", MIXED)
     out = tmp_path / "items.jsonl"
-    assert main(["generate", "fallacy", "-p", f"problems={path}", "-p", "order=both"]
-                + ["-o", str(out)]) == 0  # fmt: skip
+    command = ["generate", "fallacy", "-p", f"problems={path}", "-p", "order=both"]
+    assert main([*command, "-o", str(out)]) == 0
     summary = capsys.readouterr().err.splitlines()[0]
     assert summary.startswith("biaslab: mixed.jsonl: imported 4 of 9 problems (1 with inconsistent")
     assert "skipped 5 (listed in the sidecar's rejected_rows): line 5:" in summary
