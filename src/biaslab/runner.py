@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,16 @@ def generate_items(
     )
 
 
+_SAID: set[str] = set()
+
+
+def _say_once(summary: str | None) -> None:
+    """An import's summary (rows skipped) on stderr, once per process however many models run."""
+    if summary and summary not in _SAID:
+        _SAID.add(summary)
+        print(f"biaslab: {summary}", file=sys.stderr)
+
+
 def _as_param(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -81,6 +92,7 @@ def suite_task(
         generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
     except BiaslabError as exc:
         raise TaskArgumentError(str(exc)) from None
+    _say_once(generated.summary)
     settings = TaskSettings(
         suite=suite_name,
         config=generated.config,

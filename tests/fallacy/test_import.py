@@ -47,7 +47,9 @@ def test_a_mixed_file_imports_to_the_end_with_the_right_counts(
     assert main([*command, "-o", str(out)]) == 0
     summary = capsys.readouterr().err.splitlines()[0]
     assert summary.startswith("biaslab: mixed.jsonl: imported 4 of 9 problems (1 with inconsistent")
-    assert "skipped 5 (listed in the sidecar's rejected_rows): line 5:" in summary
+    assert (
+        "skipped 5 (biaslab generate lists each in the sidecar's rejected_rows): line 5:" in summary
+    )
     items = read_items(out)
     assert len(items) == 8
     problems = _by_problem(items)

@@ -355,7 +355,7 @@ def _imported_items(config: Config, seed: int, path: Path) -> ItemList:
         summary += f" ({inconsistent} with inconsistent premises: valid, kept out of FallacyRate)"
     if rejected:
         summary += (
-            f"; skipped {len(rejected)} (listed in the sidecar's rejected_rows): "
+            f"; skipped {len(rejected)} (biaslab generate lists each in the sidecar's rejected_rows): "
             + _reasons(rejected)
         )
     return ItemList(items, rejected, summary)
