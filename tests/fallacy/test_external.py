@@ -227,3 +227,57 @@ def test_problems_are_required_for_fallacy_and_refused_elsewhere(
     assert "reads its answers without problems" in capsys.readouterr().err
     assert main(["analyze", str(answers), "--suite", "fallacy", "--problems", str(answers)]) == 2
     assert "expected the .jsonl file of fallacy items" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the example in docs/import.md
+
+DOC_PROBLEMS = """\
+{"id": "q1", "premises": ["{floating(quantix())gravityDefying(quantix())}^{floating(quantix())}", "{gravityDefying(quantix())}"]}
+{"id": "q2", "premises": ["∀x {gravityDefying(x*)}^{floating(x*)}", "{floating(zorblat()*)}"]}
+{"id": "q3", "premises": ["{shiny(quantix())}", "{~shiny(quantix())}", "{floating(zorblat())}"]}
+{"id": "q4", "premises": ["{floating(lamp())}^{floating(lamp())}", "{shiny(lamp())}"]}
+{"id": "q5", "premises": ["{floating(quantix())}|"]}
+"""  # noqa: E501
+DOC_ANSWERS = """\
+model,problem_id,answer,order
+study-model,q1,Answer: quantix is floating,standard
+study-model,q1,Answer: nothing follows,reversed
+study-model,q2,Zorblat is gravity-defying.,standard
+study-model,q2,Answer: zorblat is gravity-defying,reversed
+study-model,q3,Answer: zorblat is shiny,standard
+study-model,q9,Answer: nothing follows,standard
+other-model,q1,I cannot tell.,standard
+other-model,q2,Answer: zorblat is floating and zorblat is gravity-defying,standard
+"""
+
+
+def test_the_documented_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/import.md, Fallacy: the same files, the same commands, the figures it shows."""
+    (tmp_path / "problems.jsonl").write_text(DOC_PROBLEMS, encoding="utf-8")
+    (tmp_path / "answers.csv").write_text(DOC_ANSWERS, encoding="utf-8")
+    problems, items = tmp_path / "problems.jsonl", tmp_path / "items.jsonl"
+    generate = ["generate", "fallacy", "-p", f"problems={problems}", "-p", "names=source"]
+    assert main([*generate, "-p", "order=both", "-o", str(items)]) == 0
+    summary = capsys.readouterr().err.splitlines()[0]
+    assert summary.startswith(
+        "biaslab: problems.jsonl: imported 3 of 5 problems (1 with inconsistent premises"
+    )
+    assert "skipped 2" in summary and "line 4: cannot render" in summary
+    assert "line 5: premise 1" in summary
+    prompt = read_items(items)[0].turns[0].prompt
+    assert "- If quantix is floating, then quantix is gravity-defying." in prompt
+    out = tmp_path / "results.json"
+    command = ["analyze", str(tmp_path / "answers.csv"), "--suite", "fallacy"]
+    assert main([*command, "--problems", str(items), "-o", str(out)]) == 0
+    assert "biaslab: answers.csv: read 7 answers; skipped 1 row: 1 with an unknown problem_id" in (
+        capsys.readouterr().err
+    )
+    results = json.loads(out.read_text(encoding="utf-8"))["suites"]["fallacy"]
+    rows = {(r["model"], r["order"]): r for r in results["rows"]}
+    study = rows[("study-model", "standard")]
+    assert (study["n"], study["correct"], study["fallacies"], study["inconsistent"]) == (3, 2, 1, 1)
+    assert study["fallacy_rate"] == 1.0 and study["fallacy_rate_null"] == pytest.approx(1 / 3)
+    other = rows[("other-model", "standard")]
+    assert other["undecided"] == 1 and other["excluded"] is True
+    (reversal,) = results["reversal"]
+    assert reversal["model"] == "study-model" and reversal["blocked"] == 1

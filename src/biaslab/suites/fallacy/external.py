@@ -77,7 +77,8 @@ def read_answers(path: Path, problems: Path | None = None) -> pd.DataFrame:
     frame = pd.DataFrame([_frame_row(answer) for answer in answers])
     notes = [f"{path.name}: read {len(answers)} answers"]
     if skipped:
-        notes[0] += f"; skipped {sum(skipped.values())} rows: {_skip_text(skipped)}"
+        count = sum(skipped.values())
+        notes[0] += f"; skipped {count} row{'s' * (count != 1)}: {_skip_text(skipped)}"
     frame.attrs["notes"] = notes
     return frame
 
