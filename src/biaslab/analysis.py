@@ -51,10 +51,11 @@ class ResultsDocument(BaseModel):
     suites: dict[str, dict[str, Any]]
 
 
-def analyse(path: Path | str, suite: str | None = None) -> Analysis:
+def analyse(path: Path | str, suite: str | None = None, problems: Path | None = None) -> Analysis:
     """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
     reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
-    that suite's documented format."""
+    that suite's documented format (``problems``: the items they answer, for suites that need
+    them)."""
     from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
 
@@ -76,7 +77,16 @@ def analyse(path: Path | str, suite: str | None = None) -> Analysis:
             )
         if not path.is_file():
             raise BiaslabError(f"no such file: {path}")
-        return Analysis({suite: chosen.analyze(chosen.read_answers(path))}, source=str(path))
+        if problems is not None and not chosen.answers_need_problems:
+            raise BiaslabError(f"--problems: suite {suite!r} reads its answers without problems")
+        if chosen.answers_need_problems:
+            frame = chosen.read_answers(path, problems)
+        else:
+            frame = chosen.read_answers(path)
+        notes = [str(note) for note in frame.attrs.get("notes", [])]
+        return Analysis({suite: chosen.analyze(frame)}, notes=notes, source=str(path))
+    if problems is not None:
+        raise BiaslabError("--problems goes with a .csv/.jsonl file of answers, not with logs")
 
     from biaslab._gc import tune_gc
     from biaslab.frames import answer_frame, read_log_set

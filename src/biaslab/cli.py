@@ -144,7 +144,7 @@ def generate(
     """Generate items only (no model): OUTPUT.jsonl plus OUTPUT.meta.json."""
     from biaslab import __version__
     from biaslab.runner import generate_items
-    from biaslab.schema import GenerationMeta, meta_path, write_items
+    from biaslab.schema import GenerationMeta, write_items
 
     generated = generate_items(suite, preset=preset, n=n, seed=seed, params=parse_params(params))
     meta = GenerationMeta(
@@ -153,11 +153,12 @@ def generate(
         seed=seed,
         config=generated.config,
         n_items=len(generated.items),
-        notes={note.key: note.detail for note in generated.notes},
+        rejected_rows=generated.rejected_rows,
+        notes=generated.notes or {},
     )
     write_items(output, generated.items, meta)
-    for note in generated.notes:
-        click.echo(f"{note.summary} (listed in {meta_path(output).name})", err=True)
+    if generated.summary:
+        click.echo(f"biaslab: {generated.summary}", err=True)
     click.echo(f"wrote {len(generated.items)} items to {output}", err=True)
     if stats:
         click.echo(json.dumps(generated.suite.label_stats(generated.items), indent=2))
@@ -588,12 +589,17 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path | str, suite: str | None = None, capability: Path | None = None) -> Any:
+def analyse_path(
+    path: Path | str,
+    suite: str | None = None,
+    capability: Path | None = None,
+    problems: Path | None = None,
+) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
     from biaslab.analysis import analyse, with_capability
 
-    analysis = analyse(path, suite)
+    analysis = analyse(path, suite, problems)
     if capability is not None:
         analysis = with_capability(analysis, capability)
     for line in analysis.notes:
@@ -638,15 +644,26 @@ def provenance_table(analysis: Any) -> str:
     default=None,
     help="CSV model,score: correlate fallacy rates with a capability score per model.",
 )
+@click.option(
+    "--problems",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="With a fallacy answers file: the items file (.jsonl) the answers were given to.",
+)
 def analyze(
-    logs: Path | str, as_json: bool, output: Path | None, suite: str | None, capability: Path | None
+    logs: Path | str,
+    as_json: bool,
+    output: Path | None,
+    suite: str | None,
+    capability: Path | None,
+    problems: Path | None,
 ) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    analysis = analyse_path(logs, suite, capability)
+    analysis = analyse_path(logs, suite, capability, problems)
     if output is not None:
         write_document(analysis, output)
     if as_json:
@@ -672,11 +689,23 @@ def analyze(
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def report(logs: Path | str, output: Path, capability: Path | None, suite: str | None) -> None:
+@click.option(
+    "--problems",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="With a fallacy answers file: the items file (.jsonl) the answers were given to.",
+)
+def report(
+    logs: Path | str,
+    output: Path,
+    capability: Path | None,
+    suite: str | None,
+    problems: Path | None,
+) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
-    written = write_report(analyse_path(logs, suite, capability), output)
+    written = write_report(analyse_path(logs, suite, capability, problems), output)
     click.echo(f"report written to {written}")
 
 

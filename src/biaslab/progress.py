@@ -13,7 +13,6 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
 
 #: below this many items there is nothing worth watching
@@ -61,35 +60,3 @@ def advance(units: int = 1) -> None:
     if current is not None:
         bar, task = current
         bar.advance(task, units)
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something a suite wants the user told about the items it made: one summary line, and the
-    detail (JSON-ready) that goes into the items' sidecar."""
-
-    key: str
-    summary: str
-    detail: dict[str, Any] = field(default_factory=dict)
-
-
-_notes: ContextVar[list[Note] | None] = ContextVar("biaslab_notes", default=None)
-
-
-@contextlib.contextmanager
-def collecting() -> Iterator[list[Note]]:
-    """Collect the :func:`note` s made while the block runs (the list it yields fills up)."""
-    notes: list[Note] = []
-    token = _notes.set(notes)
-    try:
-        yield notes
-    finally:
-        _notes.reset(token)
-
-
-def note(key: str, summary: str, detail: dict[str, Any] | None = None) -> None:
-    """Record a note for the caller's :func:`collecting` block (dropped outside one: a library
-    caller that wants the detail calls the suite's function that returns it)."""
-    notes = _notes.get()
-    if notes is not None:
-        notes.append(Note(key, summary, dict(detail or {})))

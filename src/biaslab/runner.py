@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biaslab.schema import Item
+from biaslab.schema import Item, ItemList, RejectedRow
 from biaslab.suites.registry import Suite, get_suite
 
 
@@ -16,8 +17,10 @@ class Generated:
     config: dict[str, Any]
     seed: int
     items: list[Item]
-    #: what the suite reported beside the items (see :func:`biaslab.progress.note`)
-    notes: tuple[Any, ...] = ()
+    #: rows of an imported file that made no item, and the generator's summary of the import
+    rejected_rows: list[RejectedRow] | None = None
+    summary: str | None = None
+    notes: dict[str, Any] | None = None
 
 
 def generate_items(
@@ -37,15 +40,32 @@ def generate_items(
         raise BiaslabError(f"--n must be at least 1, got {count}")
     from biaslab import progress
 
-    with progress.collecting() as notes, progress.reporting(f"generating {suite_name} items"):
+    with progress.reporting(f"generating {suite_name} items"):
         items = suite.generate(config, seed, count)
+    rejected, summary, notes = (
+        (items.rejected_rows or None, items.summary, items.notes or None)
+        if isinstance(items, ItemList)
+        else (None, None, None)
+    )
     return Generated(
         suite=suite,
         config=config.model_dump(mode="json"),
         seed=seed,
         items=items,
-        notes=tuple(notes),
+        rejected_rows=rejected,
+        summary=summary,
+        notes=notes,
     )
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(summary: str | None) -> None:
+    """An import's summary (rows skipped) on stderr, once per process however many models run."""
+    if summary and summary not in _SAID:
+        _SAID.add(summary)
+        print(f"biaslab: {summary}", file=sys.stderr)
 
 
 def _as_param(value: object) -> str:
@@ -74,6 +94,7 @@ def suite_task(
         generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
     except BiaslabError as exc:
         raise TaskArgumentError(str(exc)) from None
+    _say_once(generated.summary)
     settings = TaskSettings(
         suite=suite_name,
         config=generated.config,

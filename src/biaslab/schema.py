@@ -10,7 +10,7 @@ dictionaries so the shared layer never needs to know a suite's internals.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,34 @@ class Item(Record):
     meta: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class RejectedRow(Record):
+    """A row of an imported file that made no item, and why (its line, or for a JSON file its
+    record's position from 1, and, if it has one, id)."""
+
+    line: int
+    id: str | None = None
+    reason: str
+
+
+class ItemList(list[Item]):
+    """Items made from someone else's file: besides the items, the rows that made none
+    (``rejected_rows``), one summary line and any further detail the import reports (``notes``,
+    e.g. where the file's labels differ from ours); ``biaslab generate`` writes rows and notes into
+    the sidecar and prints the line."""
+
+    def __init__(
+        self,
+        items: Iterable[Item] = (),
+        rejected_rows: Sequence[RejectedRow] = (),
+        summary: str | None = None,
+        notes: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(items)
+        self.rejected_rows = list(rejected_rows)
+        self.summary = summary
+        self.notes = dict(notes or {})
+
+
 class GenerationMeta(Record):
     """What is needed to regenerate a file of items byte for byte."""
 
@@ -98,16 +126,20 @@ class GenerationMeta(Record):
     seed: int
     config: dict[str, JsonValue]
     n_items: int
+    #: rows of an imported file that made no item (None: nothing was imported, or all was used)
+    rejected_rows: list[RejectedRow] | None = None
     notes: dict[str, JsonValue] = Field(
         default_factory=dict,
-        description="what generation reported beside the items (key -> detail), e.g. the "
-        "conversations an import skipped and where a file's labels differ from ours",
+        description="what an import reported beside its items and rejected rows (key -> detail), "
+        "e.g. where a file's labels differ from ours",
     )
 
     @model_serializer(mode="wrap")
-    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Without notes the sidecar is written as before they existed (byte-identical files)."""
+    def _without_import_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Sidecars of generated sets are written as before these fields existed."""
         data: dict[str, Any] = handler(self)
+        if data.get("rejected_rows") is None:
+            data.pop("rejected_rows", None)
         if not data.get("notes"):
             data.pop("notes", None)
         return data

@@ -26,7 +26,10 @@ from biaslab.suites.defeasible.original import (
     predicate,
 )
 
-ASK = "Question: Given all the information so far about {s}, does the information support the latest hypothesis?"
+ASK = (
+    "Question: Given all the information so far about {s}, does the information support the "
+    "latest hypothesis?"
+)
 ASK_UPDATE = (
     "Question: Given all the information so far about {s}, does it support the latest hypothesis?"
 )
@@ -296,9 +299,12 @@ def test_generate_writes_items_and_lists_skips_and_disagreements(
         "defeasible-default-original-0000",
         "defeasible-linear-original-0001",
     ]
-    notes = json.loads(meta_path(out).read_text())["notes"]["conversations"]
-    assert notes["skipped"][0]["conversation"] == "s2/c1"
-    assert notes["disagreements"][0]["ours"] == "unknown"
+    sidecar = json.loads(meta_path(out).read_text())
+    assert sidecar["rejected_rows"] == [
+        {"line": 3, "id": "s2/c1", "reason": sidecar["rejected_rows"][0]["reason"]}
+    ]
+    assert "'rarely'" in sidecar["rejected_rows"][0]["reason"]
+    assert sidecar["notes"]["disagreements"][0]["ours"] == "unknown"
     first = out.read_bytes()
     assert main(args) == 0  # same file, same bytes
     assert out.read_bytes() == first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,22 +157,29 @@ def test_imported_problems_are_checked_not_searched(tmp_path: Path) -> None:
         ({"id": "x", "premises": ["{P(a()"]}, "premise 1 .*cannot read it"),
         ({"id": "x", "premises": ["{Has(a(),b())}"]}, "premise 1 .*not a unary predicate"),
         ({"id": "x", "premises": ["{P(a())}"], "theme": "planets"}, "unknown fallacy theme"),
-        ({"id": "x", "premises": ["{P(a())}"], "colour": 1}, "unknown key"),
         ({"id": "x", "premises": ["{P(a())}", "{a()==b()}"]}, r"premise 2 .*unexpected '='"),
         ({"id": "x", "premises": [" "]}, "premise 1 .*unexpected end of text at character 1"),
         ({"id": "x", "premises": ["{P(a())}|{Q(b())}"]}, "premise 1 .*unexpected '|'"),
         ({"id": "x", "premises": ["{P(x)}"]}, "premise 1 .*Arb object x not found"),
-        ({"id": "x", "premises": ["{P(a())~P(a())}", "{Q(a())}"]}, "inconsistent"),
+        ({"id": "x", "premises": ["{P(a())}^{P(a())}", "{Q(a())}"]}, "adds nothing to the"),
+        ({"id": "x", "premises": ["{P(a())}"], "names": {"P": 3}}, "'names' must map"),
+        ({"id": "mp", "premises": ["{P(a())}"]}, "duplicate id 'mp' \\(first on line 1\\)"),
         ({"id": [1], "premises": ["{P(a())}"]}, "'id' must be"),
         ({"id": True, "premises": ["{P(a())}"]}, "'id' must be"),
     ],
 )
-def test_a_bad_row_is_an_error_naming_its_line(tmp_path: Path, row: object, message: str) -> None:
+def test_a_bad_row_is_skipped_with_its_reason_or_under_strict_an_error_naming_its_line(
+    tmp_path: Path, row: object, message: str
+) -> None:
     path = write_rows(tmp_path / "bad.jsonl", [ROWS[1], row])
+    params = {"problems": str(path), "workers": "1"}
+    lenient = generate_items("fallacy", preset=None, n=1, seed=0, params=params)
+    assert [i.meta["problem_id"] for i in lenient.items] == ["mp"]
+    (rejected,) = lenient.rejected_rows or []
+    assert rejected.line == 2 and re.search(message, rejected.reason), rejected.reason
+    assert lenient.summary is not None and "imported 1 of 2 problems; skipped 1" in lenient.summary
     with pytest.raises(BiaslabError, match=rf"bad.jsonl:2: .*{message}") as caught:
-        generate_items(
-            "fallacy", preset=None, n=1, seed=0, params={"problems": str(path), "workers": "1"}
-        )
+        generate_items("fallacy", preset=None, n=1, seed=0, params={**params, "strict": "true"})
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
 
 
@@ -180,7 +188,8 @@ def test_a_bad_row_through_the_cli_is_one_line_and_exit_2(
 ) -> None:
     path = write_rows(tmp_path / "bad.jsonl", [ROWS[1], {"id": "x", "premises": ["{P(a())}|"]}])
     out = tmp_path / "items.jsonl"
-    assert main(["generate", "fallacy", "-p", f"problems={path}", "-o", str(out)]) == 2
+    strict = ["-p", "strict=true"]
+    assert main(["generate", "fallacy", "-p", f"problems={path}", *strict, "-o", str(out)]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("biaslab: error: ") and "bad.jsonl:2: premise 1" in error
     assert "\n" not in error and "Traceback" not in error and not out.exists()

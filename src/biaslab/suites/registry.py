@@ -44,7 +44,9 @@ class Suite:
     #: results, output dir -> Markdown body (figures written into the dir)
     report: Callable[[Any, Path], str]
     #: answers produced outside Inspect (a CSV/JSONL file) -> the same tidy frame, or None
-    read_answers: Callable[[Path], pd.DataFrame] | None = None
+    read_answers: Callable[..., pd.DataFrame] | None = None
+    #: read_answers(path, problems) needs the items the answers were given to (``--problems``)
+    answers_need_problems: bool = False
     #: extra lines for ``biaslab suites`` (e.g. how many distinct items each pool can supply)
     describe: Callable[[], list[str]] | None = None
     #: (items, settings) -> Inspect Task, for suites whose answers need their own solver/scorer;

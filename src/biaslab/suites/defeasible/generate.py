@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import Item, Turn
+from biaslab.schema import Item, ItemList, RejectedRow, Turn
 from biaslab.seeding import item_random
 from biaslab.suites.defeasible.balance import label_stats
 from biaslab.suites.defeasible.chains import plan_default
@@ -129,12 +129,11 @@ def generate_one(
     )
 
 
-def _imported(config: Config, n: int) -> list[Item]:
-    """The conversations of an original-layout file, relabelled (see :mod:`.original`); what it
-    could not read and where its golds differ from ours are reported as notes."""
+def _imported(config: Config, n: int) -> ItemList:
+    """The conversations of an original-layout file, relabelled (see :mod:`.original`): what it
+    could not read are the rejected rows, where its golds differ from ours a note."""
     from pathlib import Path
 
-    from biaslab import progress
     from biaslab.suites.defeasible.original import disagreements, import_conversations
 
     assert config.conversations is not None
@@ -147,18 +146,17 @@ def _imported(config: Config, n: int) -> list[Item]:
         )
     differing = disagreements(result.items)
     asked = sum(len(item.turns) for item in result.items)
-    progress.note(
-        "conversations",
-        f"read {len(result.items)} of {result.total} conversations"
-        + (f" (the first {result.read}: raise --n for more)" if result.read < result.total else "")
-        + f"; {len(result.skipped)} skipped as unreadable; our gold differs from the file's on "
-        f"{len(differing)} of {asked} questions",
-        {
-            "skipped": [s.to_dict() for s in result.skipped],
-            "disagreements": differing,
-        },
+    more = f" (the first {result.read}: raise --n for more)" if result.read < result.total else ""
+    return ItemList(
+        result.items,
+        rejected_rows=[
+            RejectedRow(line=s.position, id=s.conversation, reason=s.reason) for s in result.skipped
+        ],
+        summary=f"read {len(result.items)} of {result.total} conversations{more}; "
+        f"{len(result.skipped)} skipped as unreadable; our gold differs from the file's on "
+        f"{len(differing)} of {asked} questions (listed in the items' .meta.json)",
+        notes={"disagreements": differing},
     )
-    return result.items
 
 
 # ------------------------------------------------------------------------------------ plans

@@ -133,9 +133,35 @@ _NEGATIONS = (
 #: words that would change what a predicate means if read as part of a property's name: a
 #: negation, quantifier, hedge or condition the templates never contain
 GUARDED = frozenset(
-    "not no never none nothing neither nor only unless except if although sometimes maybe "
-    "perhaps usually often rarely seldom might may could should would probably possibly "
-    "generally".split()
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "neither",
+        "nor",
+        "only",
+        "unless",
+        "except",
+        "if",
+        "although",
+        "sometimes",
+        "maybe",
+        "perhaps",
+        "usually",
+        "often",
+        "rarely",
+        "seldom",
+        "might",
+        "may",
+        "could",
+        "should",
+        "would",
+        "probably",
+        "possibly",
+        "generally",
+    ]
 )
 
 
@@ -545,13 +571,12 @@ def _broken_chain(event: Labelled, network: Network, subject: str, prop: str) ->
 
 @dataclass(frozen=True)
 class Skipped:
-    """A conversation the importer did not turn into an item, and why."""
+    """A conversation the importer did not turn into an item, and why (``position``: its place
+    among the file's conversations, from 1)."""
 
+    position: int
     conversation: str
     reason: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"conversation": self.conversation, "reason": self.reason}
 
 
 @dataclass
@@ -627,10 +652,10 @@ def import_conversations(path: Path, config: Config, n: int) -> Imported:
                 raise Unreadable("the conversation is not an object")
             item = conversation_item(cid, topology, turns, meta, config, len(items))
         except Unreadable as exc:
-            skipped.append(Skipped(cid, str(exc)))
+            skipped.append(Skipped(number + 1, cid, str(exc)))
             continue
         except NetworkError as exc:
-            skipped.append(Skipped(cid, f"the statements do not form a network: {exc}"))
+            skipped.append(Skipped(number + 1, cid, f"the statements do not form a network: {exc}"))
             continue
         item.meta["source"] = {"file": path.name, "sha256": digest, "position": number}
         items.append(item)

@@ -69,6 +69,9 @@ DECISIONS = (
     "Poisson-binomial over the same answers (exact, no simulation), p one-sided (more fallacies "
     "than chance).",
     "Answers whose ETR label could not be computed are left out of FallacyRate and counted.",
+    "Answers to problems whose premises are jointly inconsistent (imported sets can hold them) "
+    "are counted (inconsistent) and left out of FallacyRate and its chance level: everything "
+    "follows from such premises, so no answer to them can be wrong.",
     "Models above 20% parse failures are flagged 'excluded' (the paper's rule) and left out of "
     "capability correlations.",
     "Reversal pairs answers to the same problem (item_problem_id) and epoch by the same model in "
@@ -106,6 +109,8 @@ class ModelRow(_Model):
     #: incorrect answers whose chance level is that of their own shape (the rest: the problem's
     #: pooled share over conjunctions up to ETR's size)
     chance_by_shape: int = 0
+    #: answers to problems with inconsistent premises (every answer follows): not in FallacyRate
+    inconsistent: int = 0
     fallacies: int
     fallacy_rate: float | None
     fallacy_rate_ci: tuple[float, float] | None
@@ -194,7 +199,11 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise BiaslabError(f"fallacy analysis needs columns {', '.join(missing)}")
-    data = frame.copy()
+    # one order whatever produced the frame (logs list runs by run key, files by line), so the
+    # same answers give the same floating-point sums
+    data = frame.sort_values(
+        ["model", "item_id", "epoch"] if "epoch" in frame else ["model", "item_id"], kind="stable"
+    ).reset_index(drop=True)
     defaults: dict[str, Any] = {
         "item_order": "standard",
         "item_problem_id": None,
@@ -211,6 +220,7 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
         "answer_literals": None,
         "item_chance_by_size": None,
         "matches_etr": None,
+        "item_inconsistent": False,
     }
     for column, value in defaults.items():
         if column not in data.columns:
@@ -218,6 +228,7 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     data["item_problem_id"] = data["item_problem_id"].fillna(data["item_id"])
     data["parsed"] = data["parsed"].fillna(False).astype(bool)
     data["correct"] = data["correct"].fillna(False).astype(bool) & data["parsed"]
+    data["item_inconsistent"] = data["item_inconsistent"].fillna(False).astype(bool)
     shares = [_shape_share(r) for r in data.to_dict("records")]
     data["chance_robust"] = [s[0] for s in shares]
     data["chance_paper"] = [s[1] for s in shares]
@@ -280,7 +291,7 @@ def _rate_fields(
 
 def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
     parsed = group[group["parsed"]]
-    incorrect = parsed[~parsed["correct"]]
+    incorrect = parsed[~parsed["correct"] & ~parsed["item_inconsistent"]]
     n = len(group)
     failure = (n - len(parsed)) / n if n else None
     fallacies, robust, unlabelled = _rate_fields(
@@ -314,6 +325,7 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
         unlabelled=unlabelled,
         etr_exact=int(exact.sum()),
         chance_by_shape=int(incorrect["chance_by_shape"].sum()),
+        inconsistent=int(group["item_inconsistent"].sum()),
         fallacies=fallacies,
         fallacies_paper=fallacies_paper,
         reason=reason,

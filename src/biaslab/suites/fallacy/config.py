@@ -34,6 +34,8 @@ class Config(BaseModel):
     order: Order = "standard"
     themes: tuple[str, ...] = THEME_KEYS
     problems: str | None = None
+    names: Literal["theme", "source"] = "theme"
+    strict: bool = False
     workers: int | None = Field(None, ge=1, le=64, exclude=True)
 
     @field_validator("themes")
@@ -89,8 +91,14 @@ PARAMETER_DOCS: dict[str, str] = {
     "reversed; both = two items per problem)",
     "themes": "comma list of " + ", ".join(THEME_KEYS) + " (default all)",
     "problems": "FILE.jsonl of problems to import instead of generating: one "
-    '{"id": …, "premises": ["<PyETR view>", …], "theme": …} per line (theme optional); '
-    "--n is ignored, every row becomes an item",
+    '{"id": …, "premises": ["<PyETR view>", …], "theme": …, "names": {…}} per line (theme and '
+    "names optional, other keys ignored); --n is ignored, every usable row becomes an item",
+    "names": "theme | source — with problems=FILE: tell the problems in our themes' words "
+    "(default) or in the file's own identifiers (gravityDefying -> gravity-defying, quantix() -> "
+    'quantix), so answers given to the original wording can be read; a row\'s own "names" '
+    "mapping (identifier -> English) always wins",
+    "strict": "true: with problems=FILE, stop at the first row that cannot be used (default false: "
+    "skip it, count it and list it in the sidecar's rejected_rows)",
     "workers": "worker processes for generation (default: cores, at most 2); never changes the output",
 }
 

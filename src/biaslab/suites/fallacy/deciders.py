@@ -372,6 +372,10 @@ def _premise_solver(translation: _Translation, premises: Sequence[View]) -> Any:
     return solver
 
 
+class InconsistentPremises(ValueError):
+    """The premises have no model: everything follows from them (a decidable case, not a failure)."""
+
+
 def entailed_literals(
     premises: Sequence[View], atoms: Sequence[tuple[str, str]]
 ) -> set[tuple[str, str, bool]]:
@@ -390,8 +394,11 @@ def entailed_literals(
     translation = _Translation(size, signature)
     z3 = translation.z3
     solver = _premise_solver(translation, premises)
-    if solver.check() != z3.sat:
-        raise ValueError("the premises are inconsistent or undecided")
+    status = solver.check()
+    if status == z3.unsat:
+        raise InconsistentPremises("the premises are jointly inconsistent")
+    if status != z3.sat:
+        raise ValueError("the premises' consistency is undecided")
     entailed: set[tuple[str, str, bool]] = set()
     for predicate, constant in sorted(set(atoms)):
         applied = translation.predicates[predicate](translation.constants[constant])

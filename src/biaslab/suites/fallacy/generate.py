@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,12 @@ from pydantic import JsonValue
 
 from biaslab import progress
 from biaslab.errors import BiaslabError
-from biaslab.schema import Item, Turn, jsonl_objects
+from biaslab.schema import Item, ItemList, RejectedRow, Turn, jsonl_objects
 from biaslab.seeding import item_random
 from biaslab.suites.fallacy import workers
 from biaslab.suites.fallacy.config import MAX_PROBLEMS, Config
 from biaslab.suites.fallacy.render import NOTHING, prompt, view_text
-from biaslab.suites.fallacy.themes import Names, draw_names, get_theme
+from biaslab.suites.fallacy.themes import Names, draw_names, get_theme, source_names
 from biaslab.suites.fallacy.views import Literal, MView
 
 GENERATOR_VERSION = "2"
@@ -176,7 +176,12 @@ def _items(
         "reversed_categorical": facts.reversed_conclusion.categorical,
         "reversal_changes_conclusion": facts.conclusion.text != facts.reversed_conclusion.text,
         "etr_endorses_conclusion": facts.endorsed,
-        "valid": None if facts.decision is None else facts.decision.entailed,
+        # from inconsistent premises everything follows, ETR's conclusion too
+        "valid": True
+        if facts.inconsistent
+        else None
+        if facts.decision is None
+        else facts.decision.entailed,
         "deciders_agree": None if facts.decision is None else facts.decision.agree,
         "decider_finite": None if facts.decision is None else facts.decision.finite.detail,
         "decider_unbounded": None if facts.decision is None else facts.decision.unbounded.detail,
@@ -240,68 +245,139 @@ class _Row:
     id: str
     premises: tuple[str, ...]
     theme: str | None
+    names: dict[str, str] | None = None
 
 
-def read_problem_rows(path: Path) -> list[_Row]:
-    """Rows ``{"id": …, "premises": ["<PyETR view>", …], "theme": …}``, one per line; a bad row is
-    a one-line error naming its line."""
+class _Rejected(Exception):
+    """A row that makes no item (its reason; its id when it has one)."""
+
+    def __init__(self, reason: str, row_id: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.row_id = reason, row_id
+
+
+def read_problem_rows(path: Path, strict: bool = False) -> tuple[list[_Row], list[RejectedRow]]:
+    """Rows ``{"id": …, "premises": ["<PyETR view>", …], "theme": …, "names": {…}}``, one per
+    line (other keys are ignored: published sets carry their own labels), and the lines that
+    cannot be a problem, with the reason. ``strict``: the first such line is a one-line error."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise BiaslabError(f"cannot read {path}: {exc}") from exc
     rows: list[_Row] = []
-    seen: set[str] = set()
-    for number, data in jsonl_objects(lines, lambda number: f"{path}:{number}"):
-        unknown = sorted(set(data) - {"id", "premises", "theme"})
-        if unknown:
-            raise BiaslabError(f"{path}:{number}: unknown key {unknown[0]!r}")
-        premises = data.get("premises")
-        if (
-            not isinstance(premises, list)
-            or not premises
-            or not all(isinstance(p, str) for p in premises)
-        ):
-            raise BiaslabError(f"{path}:{number}: 'premises' must be a non-empty list of strings")
-        raw_id = data.get("id", number)
-        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or str(raw_id) == "":
-            raise BiaslabError(f"{path}:{number}: 'id' must be a non-empty string or an integer")
-        row_id = str(raw_id)
-        if row_id in seen:
-            raise BiaslabError(f"{path}:{number}: duplicate id {row_id!r}")
-        seen.add(row_id)
-        theme = data.get("theme")
-        if theme is not None:
-            try:
-                get_theme(str(theme))
-            except BiaslabError as exc:
-                raise BiaslabError(f"{path}:{number}: {exc}") from None
-        rows.append(_Row(number, row_id, tuple(premises), None if theme is None else str(theme)))
-    if not rows:
-        raise BiaslabError(f"{path}: no problems")
-    return rows
-
-
-def _imported_items(config: Config, seed: int, path: Path) -> list[Item]:
-    rows = read_problem_rows(path)
-    count = config.workers or workers.default_workers()
-    progress.expect(len(rows))
-    results = []
-    for result in workers.map_ordered(_import, [r.premises for r in rows], min(count, len(rows))):
-        results.append(result)
-        progress.advance()
-    items: list[Item] = []
-    for row, result in zip(rows, results, strict=True):
-        if isinstance(result, str):
-            raise BiaslabError(f"{path}:{row.line}: {result}")
-        theme_rng = item_random(seed, "fallacy-theme", row.id)
-        theme = row.theme or theme_rng.choice(config.themes)
+    rejected: list[RejectedRow] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
         try:
-            names = _names(result.premises, theme, theme_rng)
-            problem_items = _items(f"{row.id}", result, names, config, {"line": row.line})
+            row = _problem_row(path, number, line, seen)
+        except _Rejected as exc:
+            if strict:
+                raise BiaslabError(f"{path}:{number}: {exc.reason}") from None
+            rejected.append(RejectedRow(line=number, id=exc.row_id, reason=exc.reason))
+            continue
+        if row is not None:
+            seen[row.id] = number
+            rows.append(row)
+    return rows, rejected
+
+
+def _problem_row(path: Path, number: int, line: str, seen: Mapping[str, int]) -> _Row | None:
+    """One line as a row (None if blank), or :class:`_Rejected` with the reason."""
+    try:
+        found = list(jsonl_objects([line], lambda _: f"{path}:{number}"))
+    except BiaslabError as exc:
+        raise _Rejected(str(exc).removeprefix(f"{path}:{number}: ")) from None
+    if not found:
+        return None
+    ((_, data),) = found
+    raw_id = data.get("id", number)
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or str(raw_id) == "":
+        raise _Rejected("'id' must be a non-empty string or an integer")
+    row_id = str(raw_id)
+    premises = data.get("premises")
+    if (
+        not isinstance(premises, list)
+        or not premises
+        or not all(isinstance(p, str) for p in premises)
+    ):
+        raise _Rejected("'premises' must be a non-empty list of strings", row_id)
+    if row_id in seen:
+        raise _Rejected(f"duplicate id {row_id!r} (first on line {seen[row_id]})", row_id)
+    theme = data.get("theme")
+    if theme is not None:
+        try:
+            get_theme(str(theme))
         except BiaslabError as exc:
-            raise BiaslabError(f"{path}:{row.line}: {exc}") from exc
-        items.extend(problem_items)
-    return items
+            raise _Rejected(str(exc), row_id) from None
+    names = data.get("names")
+    if names is not None and (
+        not isinstance(names, dict)
+        or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in names.items()
+        )
+    ):
+        raise _Rejected("'names' must map identifiers to non-empty English words", row_id)
+    return _Row(
+        number, row_id, tuple(premises), None if theme is None else str(theme), names or None
+    )
+
+
+def _imported_items(config: Config, seed: int, path: Path) -> ItemList:
+    rows, rejected = read_problem_rows(path, config.strict)
+    results: list[Solved | str] = []
+    if rows:
+        count = config.workers or workers.default_workers()
+        progress.expect(len(rows))
+        for result in workers.map_ordered(
+            _import, [r.premises for r in rows], min(count, len(rows))
+        ):
+            results.append(result)
+            progress.advance()
+    items: list[Item] = []
+    inconsistent = 0
+    for row, result in zip(rows, results, strict=True):
+        try:
+            if isinstance(result, str):
+                raise BiaslabError(result)
+            items.extend(_imported_problem(config, seed, row, result))
+            inconsistent += result.facts.inconsistent
+        except BiaslabError as exc:
+            if config.strict:
+                raise BiaslabError(f"{path}:{row.line}: {exc}") from exc
+            rejected.append(RejectedRow(line=row.line, id=row.id, reason=str(exc)))
+    rejected.sort(key=lambda r: r.line)
+    problems = len({item.meta["problem_id"] for item in items})
+    if not items:
+        why = _reasons(rejected) or "the file has no rows"
+        raise BiaslabError(f"{path}: no usable problems ({why})")
+    summary = f"{path.name}: imported {problems} of {problems + len(rejected)} problems"
+    if inconsistent:
+        summary += f" ({inconsistent} with inconsistent premises: valid, kept out of FallacyRate)"
+    if rejected:
+        summary += (
+            f"; skipped {len(rejected)} (biaslab generate lists each in the sidecar's rejected_rows): "
+            + _reasons(rejected)
+        )
+    return ItemList(items, rejected, summary)
+
+
+def _reasons(rejected: Sequence[RejectedRow]) -> str:
+    """'line 3: reason; line 9: reason' for the first few rejected rows."""
+    shown = "; ".join(f"line {r.line}: {r.reason}" for r in rejected[:3])
+    return shown + (f"; and {len(rejected) - 3} more" if len(rejected) > 3 else "")
+
+
+def _imported_problem(config: Config, seed: int, row: _Row, problem: Solved) -> list[Item]:
+    """The items of one analysed row, told in a theme's words or in the file's own."""
+    if config.names == "source" or row.names:
+        constants = set().union(*(p.constants() for p in problem.premises))
+        predicates = set().union(*(p.predicates() for p in problem.premises))
+        names = source_names(constants, predicates, row.names or {})
+    else:
+        theme_rng = item_random(seed, "fallacy-theme", row.id)
+        names = _names(problem.premises, row.theme or theme_rng.choice(config.themes), theme_rng)
+    extra: dict[str, JsonValue] = {"line": row.line, "inconsistent": problem.facts.inconsistent}
+    return _items(row.id, problem, names, config, extra)
 
 
 # --------------------------------------------------------------------------------------------------

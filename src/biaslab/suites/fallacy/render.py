@@ -6,7 +6,8 @@ one of them back into the same view (a property test checks it on every premise 
 * a literal: "the ace is red", "the ace is not red", "x is red";
 * a state: literals joined by "and";
 * several states: "either A, or B, or C";
-* a supposition: "if A, then B" (the stage states minus the antecedent, joined as above);
+* a supposition: "if A, then B" (the stage states minus the antecedent, joined as above; PyETR's
+  ``{Q}^{P}`` and ``{PQ}^{P}`` are both "if P, then Q" and read back as the second);
 * a quantifier prefix: "for all x, …" and "there is some x such that …", in prefix order.
 
 Everything is sorted (states, literals, and the objects within a state), so the text never
@@ -60,9 +61,14 @@ def view_text(view: MView, names: Names) -> str:
     if view.is_falsum:
         raise BiaslabError("cannot render falsum as a conclusion")
     if view.supposition:
+        # PyETR writes "if P then Q" as {PQ}^{P}, and also accepts {Q}^{P} (its ordinary form for
+        # "every P is Q", ∀x {Q(x*)}^{P(x*)}): both mean P → Q, so a state is rendered by what it
+        # adds to the antecedent, whether it repeats the antecedent or not
         consequents = [sorted_state(s - view.supposition) for s in view.stage]
-        if any(not s >= view.supposition for s in view.stage) or any(not c for c in consequents):
-            raise BiaslabError(f"cannot render {view.to_pyetr()}: a state lacks the antecedent")
+        if any(not c for c in consequents):
+            raise BiaslabError(
+                f"cannot render {view.to_pyetr()}: a state adds nothing to the antecedent"
+            )
         body = (
             f"if {state_text(sorted_state(view.supposition), names)}, "
             f"then {_disjunction(consequents, names)}"

@@ -122,11 +122,24 @@ def _capability_lines(results: FallacyResults) -> list[str]:
     return lines
 
 
+def _inconsistent_line(results: FallacyResults) -> list[str]:
+    """A line when some answers are to problems with inconsistent premises (left out of
+    FallacyRate and chance: every answer to them follows)."""
+    counts = [f"{r.model} ({r.order}) {r.inconsistent}" for r in results.rows if r.inconsistent]
+    if not counts:
+        return []
+    return [
+        "answers to problems with inconsistent premises (everything follows; correct, left out "
+        "of FallacyRate and chance): " + ", ".join(counts)
+    ]
+
+
 def tables(results: FallacyResults) -> str:
     parts = [
         f"fallacy: {results.n_rows} answers; FallacyRate = fallacies / incorrect parsed answers "
         "(robust ETR label), chance = random erring over the same problems",
         text_table(_RATE_HEADER, _rate_rows(results)),
+        *_inconsistent_line(results),
         "",
         "answers read (nothing follows is a parsed answer; undecided, hedged, refusals unparsed):",
         text_table(_READING_HEADER, _reading_rows(results)),
@@ -186,6 +199,7 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         "exact p-value of the excess. "
         "Models with more than 20% unparsed answers are flagged *excluded*, as in the paper.",
         markdown_table(_RATE_HEADER, _rate_rows(results)),
+        *(line[0].upper() + line[1:] + "." for line in _inconsistent_line(results)),
     ]
     if figure is not None:
         parts.append(f"![FallacyRate and chance level]({figure.name})")

@@ -13,6 +13,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from biaslab.suites.fallacy import etr
 from biaslab.suites.fallacy.chance import (
@@ -28,7 +29,13 @@ from biaslab.suites.fallacy.chance import (
     wrong_count,
     wrong_count_of_size,
 )
-from biaslab.suites.fallacy.deciders import Decision, decide, entailed_literals, problem_context
+from biaslab.suites.fallacy.deciders import (
+    Decision,
+    InconsistentPremises,
+    decide,
+    entailed_literals,
+    problem_context,
+)
 from biaslab.suites.fallacy.views import VARIABLE_NAMES, Literal, MView
 
 
@@ -45,6 +52,9 @@ class Facts:
     entailed: tuple[Literal, ...]  # sorted
     chance: ChanceLevel | None  # premises in the given order
     chance_reversed: ChanceLevel | None  # premises in reverse order (its own shape size)
+    #: the premises have no model: every answer follows (no entailed literals are listed and
+    #: there is no chance level, since no answer can be wrong)
+    inconsistent: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,12 +83,9 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
             decision = decide(views, etr.to_view(forward.view))
             endorsed = etr.does_it_follow(premises, forward.view)
     atoms = tuple(problem_atoms(premises))
-    entailed = sorted(
-        (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
-        key=Literal.sort_key,
-    )
+    entailed, inconsistent = _entailed(views, atoms)
     chance = chance_reversed = None
-    if atoms:
+    if atoms and not inconsistent:
         size = shape_size(forward.view, backward.view)
         size_reversed = shape_size(backward.view, forward.view)
         counts = counts_by_size(
@@ -96,7 +103,20 @@ def analyse(premises: Sequence[MView], known: Known | None = None) -> Facts:
         entailed=tuple(entailed),
         chance=chance,
         chance_reversed=chance_reversed,
+        inconsistent=inconsistent,
     )
+
+
+def _entailed(views: Sequence[Any], atoms: Sequence[Atom]) -> tuple[list[Literal], bool]:
+    """The entailed literals, sorted, and whether the premises are inconsistent (then none are
+    listed: from inconsistent premises every literal and its negation follow, and the strongest
+    answer worth giving is "nothing follows", which is also correct)."""
+    try:
+        found = entailed_literals(views, atoms)
+    except InconsistentPremises:
+        return [], True
+    literals = (literal((p, c), positive) for p, c, positive in found)
+    return sorted(literals, key=Literal.sort_key), False
 
 
 def counts_by_size(
@@ -235,10 +255,7 @@ def _agent_facts(premises: tuple[MView, ...]) -> AgentFacts:
     other = etr.conclusion(tuple(reversed(premises)))
     atoms = tuple(problem_atoms(premises))
     views = [etr.to_view(p) for p in premises]
-    entailed = sorted(
-        (literal((p, c), positive) for p, c, positive in entailed_literals(views, atoms)),
-        key=Literal.sort_key,
-    )
+    entailed, _ = _entailed(views, atoms)
     return AgentFacts(
         found.view if found.categorical else None,
         shape_size(found.view, other.view),

@@ -52,4 +52,6 @@ SUITE = Suite(
     parsers={_generate.PARSER: _read_view},
     card=lazy("biaslab.suites.fallacy.card", "card_cells"),
     capability=lazy("biaslab.suites.fallacy.analysis", "apply_capability"),
+    read_answers=lazy("biaslab.suites.fallacy.external", "read_answers"),
+    answers_need_problems=True,
 )

@@ -134,7 +134,22 @@ THEME_KEYS: tuple[str, ...] = (
 )
 
 
+#: the pseudo-theme of problems told in their file's own names (``-p names=source``)
+SOURCE = "source"
+SOURCE_THEME = Theme(
+    key=SOURCE,
+    title="The problem file's own names",
+    intro="Here are some statements about a few items and their properties. I want to work out "
+    "by careful reasoning what they imply. This is what I know:",
+    kind=("item", "items"),
+    objects=(),
+    predicates=(),
+)
+
+
 def get_theme(key: str) -> Theme:
+    if key == SOURCE:
+        return SOURCE_THEME
     if key not in themes():
         raise BiaslabError(f"unknown fallacy theme {key!r} (themes: {', '.join(THEME_KEYS)})")
     return themes()[key]
@@ -203,3 +218,38 @@ def draw_names(
         dict(zip(consts, objects, strict=True)),
         dict(zip(preds, properties, strict=True)),
     )
+
+
+_HUMPS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\s]+")
+
+
+def source_word(identifier: str, kind: str) -> str:
+    """A PyETR identifier in English: ``gravityDefying`` / ``gravity_defying`` -> "gravity-defying"
+    (a property), ``quantix()`` -> "quantix", ``SallyJones()`` -> "Sally Jones" (an object keeps
+    the case of a name written with a capital)."""
+    words = [w for w in _HUMPS.split(identifier.removesuffix("()")) if w]
+    if kind == "property":
+        return "-".join(w.lower() for w in words)
+    if identifier[:1].isupper():
+        return " ".join(words)
+    return " ".join(w.lower() for w in words)
+
+
+def source_names(
+    constants: Iterable[str], predicates: Iterable[str], given: Mapping[str, str]
+) -> Names:
+    """The problem told in its own identifiers (``given``: identifier -> English, which wins;
+    a constant may be given with or without ``()``). Names the answer reader could not tell apart
+    (equal once normalised, one inside another, a grammar word) are a one-line error."""
+
+    def word(identifier: str, kind: str) -> str:
+        chosen = given.get(identifier, given.get(f"{identifier}()"))
+        return chosen.strip() if chosen and chosen.strip() else source_word(identifier, kind)
+
+    objects = {c: word(c, "object") for c in sorted(set(constants))}
+    properties = {p: word(p, "property") for p in sorted(set(predicates))}
+    told = Theme(SOURCE, "", "", SOURCE_THEME.kind, (*objects.values(),), (*properties.values(),))
+    problems = hygiene_problems(told)
+    if problems:
+        raise BiaslabError(f"cannot tell the problem in its own names: {problems[0]}")
+    return Names(SOURCE, objects, properties)
