@@ -122,12 +122,31 @@ def test_cli_reference_renders_every_option_when_mkdocs_click_is_installed() -> 
                     assert flag in page, f"{name} {flag} missing from the CLI reference"
 
 
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub and MkDocs give a page's headings (lower case, punctuation dropped,
+    spaces to hyphens), outside code blocks."""
+    prose = re.sub(r"^```.*?^```", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    anchors = set()
+    for heading in re.findall(r"^#{1,6}\s+(.+?)\s*$", prose, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).strip()
+        anchors.add(re.sub(r"\s+", "-", slug))
+    return anchors
+
+
 def test_readme_links_point_to_files_that_exist() -> None:
     text = README.read_text(encoding="utf-8")
     targets = local_targets(text)
     assert any(t.startswith("docs/") for t in targets), "README.md links into docs/"
     missing = [t for t in targets if not (ROOT / t).exists()]
     assert missing == []
+
+
+def test_readme_anchors_name_headings_that_exist() -> None:
+    """`mkdocs build --strict` checks the pages' anchors; README.md is not built, so check its."""
+    links = re.findall(r"\]\((docs/[^)#\s]+\.md)#([^)\s]+)\)", README.read_text(encoding="utf-8"))
+    assert links, "README.md links to a section of the docs"
+    for page, anchor in links:
+        assert anchor in heading_anchors((ROOT / page).read_text(encoding="utf-8")), (page, anchor)
 
 
 @pytest.mark.parametrize(
