@@ -86,9 +86,16 @@ def column_codes(rows: pd.DataFrame, columns: Sequence[str]) -> dict[str, np.nda
     """Dense integer codes per strata column (sorted by the values' text: never row order)."""
     found = {}
     for column in columns:
-        _, inverse = np.unique(rows[column].astype(str).to_numpy(str), return_inverse=True)
+        _, inverse = np.unique(_texts(rows[column].astype(str)), return_inverse=True)
         found[column] = inverse.astype(np.intp).ravel()
     return found
+
+
+def _texts(column: pd.Series) -> np.ndarray:
+    """A text column as a NumPy array of whole strings. Under pandas 3's string dtype
+    ``Series.to_numpy(str)`` returns a one-character array ('yes->no' becomes 'y'), which silently
+    merged strata sharing a first letter and left the defeat/withhold splits without rows."""
+    return np.array([str(v) for v in column], dtype=str)
 
 
 def _dense(key: np.ndarray) -> np.ndarray:
@@ -182,7 +189,7 @@ class BiasRows:
             gold=codes(list(rows["gold"]), ENTAILMENT_LABELS),
             effect_gold=codes(list(rows["effect_gold"]), EFFECT_LABELS),
             condition=rows["condition"].fillna("").astype(str).to_numpy(),
-            transition=transition.to_numpy(str),
+            transition=_texts(transition),
             effect_asked=asked.to_numpy(bool),
             opening=np.array([opening[s] for s in flipping], dtype=np.intp),
             final=np.array([final[s] for s in flipping], dtype=np.intp),
