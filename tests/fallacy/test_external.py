@@ -281,3 +281,18 @@ def test_the_documented_example(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert other["undecided"] == 1 and other["excluded"] is True
     (reversal,) = results["reversal"]
     assert reversal["model"] == "study-model" and reversal["blocked"] == 1
+
+
+def test_a_problem_id_of_several_items_is_not_guessed(items: Path, tmp_path: Path) -> None:
+    """Two sets in one items file (e.g. two seeds of one imported file): the same id names two
+    differently worded items, so an answer to it is skipped, not given to either."""
+    both = tmp_path / "both.jsonl"
+    lines = items.read_text(encoding="utf-8").splitlines()
+    other = [line.replace('"theme":"', '"theme":"x') for line in lines[:1]]
+    both.write_text("\n".join([*lines, *other]) + "\n", encoding="utf-8")
+    first = read_items(items)[0]
+    answer = {"model": "m", "answer": "Answer: nothing follows"}
+    rows = [{**answer, "problem_id": first.id}, {**answer, "problem_id": "inc"}]
+    frame = read_answers(_write_jsonl(tmp_path / "a.jsonl", rows), both)
+    assert list(frame["item_id"]) == ["fallacy-inc"]
+    assert "1 with a problem_id of several items (give the item id)" in frame.attrs["notes"][0]

@@ -12,6 +12,7 @@ from biaslab.cli import main
 from biaslab.errors import BiaslabError
 from biaslab.runner import generate_items
 from biaslab.schema import Item, read_items
+from biaslab.suites.fallacy.generate import label_stats
 from biaslab.suites.fallacy.scoring import read_view
 from biaslab.suites.fallacy.themes import source_names, source_word
 
@@ -52,6 +53,8 @@ def test_a_mixed_file_imports_to_the_end_with_the_right_counts(
     )
     items = read_items(out)
     assert len(items) == 8
+    stats = label_stats(items)
+    assert (stats["problems"], stats["valid"], stats["inconsistent"]) == (4, 3, 1)
     problems = _by_problem(items)
     assert sorted(problems) == ["7", "bare", "inc", "mp"]
     sidecar = json.loads(out.with_name("items.meta.json").read_text(encoding="utf-8"))

@@ -16,7 +16,8 @@ searched for a sentence.
 
 Rows that cannot be used are counted and named in one note, never a reason to stop: an unknown
 ``problem_id``, an empty answer or model, an ``order`` or ``epoch`` that is not one, an order the
-named item does not have, and two different answers for one (model, problem, order, epoch) (both
+named item does not have, a problem id that several items carry (an items file of several seeds:
+give the item id), and two different answers for one (model, problem, order, epoch) (both
 dropped: neither can be preferred; the same answer twice is kept once). A file that cannot be
 read as CSV/JSONL, or lacks a required column, is a one-line error naming the line; so is a file
 with no usable answer.
@@ -105,14 +106,25 @@ class _ItemIndex:
     """Items by their own id and by (problem id, order)."""
 
     def __init__(self, items: list[Item]) -> None:
-        self.by_id = {item.id: item for item in items}
-        self.by_problem = {
-            (str(item.meta.get("problem_id")), str(item.meta.get("order", "standard"))): item
-            for item in items
-        }
+        self.by_id: dict[str, Item] = {}
+        self.ambiguous_ids: set[str] = set()
+        for item in items:
+            if item.id in self.by_id and self.by_id[item.id] != item:
+                self.ambiguous_ids.add(item.id)
+            self.by_id[item.id] = item
+        self.by_problem: dict[tuple[str, str], Item] = {}
+        #: (problem id, order) of several items (sets of several seeds in one file): no guessing
+        self.ambiguous: set[tuple[str, str]] = set()
+        for item in items:
+            key = (str(item.meta.get("problem_id")), str(item.meta.get("order", "standard")))
+            if key in self.by_problem and self.by_problem[key] != item:
+                self.ambiguous.add(key)
+            self.by_problem[key] = item
         self.problems = {problem for problem, _ in self.by_problem}
 
     def find(self, problem_id: str, order: str | None) -> Item:
+        if problem_id in self.ambiguous_ids:
+            raise _Unusable("with a problem_id of several items (give the item id)")
         item = self.by_id.get(problem_id)
         if item is not None:
             if order is not None and item.meta.get("order", "standard") != order:
@@ -120,6 +132,8 @@ class _ItemIndex:
             return item
         if problem_id not in self.problems:
             raise _Unusable("with an unknown problem_id")
+        if (problem_id, order or "standard") in self.ambiguous:
+            raise _Unusable("with a problem_id of several items (give the item id)")
         item = self.by_problem.get((problem_id, order or "standard"))
         if item is None:
             raise _Unusable("with an order their item does not have")

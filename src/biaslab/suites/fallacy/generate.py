@@ -415,6 +415,7 @@ def label_stats(items: Iterable[Item]) -> dict[str, Any]:
         "quantified": sum(bool(m["quantified"]) for m in metas),
         "valid": sum(m.get("valid") is True for m in metas),
         "invalid": sum(m.get("valid") is False for m in metas),
+        "inconsistent": sum(m.get("inconsistent") is True for m in metas),
         "deciders_agree": sum(m.get("deciders_agree") is True for m in metas),
         "etr_categorical": sum(m.get("etr_categorical") is True for m in metas),
         "reversal_changes_conclusion": sum(
