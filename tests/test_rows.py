@@ -26,7 +26,7 @@ def test_csv_with_a_byte_order_mark_and_a_quoted_newline(tmp_path: Path) -> None
     text = '\ufeffmodel,answer,extra\nm1,"yes\nreally",x\nm2,no,y\n'
     rows = list(read_rows(write(tmp_path, "a.csv", text), REQUIRED))
     assert rows == [
-        (3, {"model": "m1", "answer": "yes\nreally", "extra": "x"}),
+        (2, {"model": "m1", "answer": "yes\nreally", "extra": "x"}),
         (4, {"model": "m2", "answer": "no", "extra": "y"}),
     ]
 
@@ -62,8 +62,8 @@ def test_jsonl_and_json_give_the_same_rows(tmp_path: Path) -> None:
         ("a.csv", "model,answer\nm,yes,extra\n", "a.csv line 2: more values than columns"),
         (
             "a.jsonl",
-            '{"model": "m", "answer": "y"}\n{"model": "m"}\n',
-            "a.jsonl line 2: missing field answer (expected model, answer",
+            '{"model": "m"}\n{"model": "m", "answer": "y"}\n',
+            "a.jsonl line 1: missing field answer (expected model, answer",
         ),
         ("a.jsonl", '{"model": "m"\n', "a.jsonl line 1: not valid JSON"),
         ("a.jsonl", "[1]\n", "a.jsonl line 1: expected a JSON object"),
@@ -98,3 +98,11 @@ def test_a_missing_file_or_a_directory_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "d.csv").mkdir()
     with pytest.raises(BiaslabError, match="is a directory"):
         list(read_rows(tmp_path / "d.csv", REQUIRED))
+
+
+def test_a_later_record_without_a_field_is_the_importers_to_count(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.jsonl", '{"model": "m", "answer": "y"}\n{"model": "n"}\n')
+    assert list(read_rows(path, REQUIRED)) == [
+        (1, {"model": "m", "answer": "y"}),
+        (2, {"model": "n"}),
+    ]

@@ -3,14 +3,15 @@
 An importer declares the columns it needs; this module reads the file as it comes and yields
 ``(line, row)`` pairs, so the importer can count and report rows it cannot use without stopping.
 What makes the *file* unreadable is one :class:`~biaslab.errors.BiaslabError` line naming the file
-and the line: not UTF-8, not the format its suffix says, a header without a required column, a
-record that is not an object. Extra columns are allowed (files from other pipelines carry more than
-we read); a row that lacks a required value is the importer's to count, since one bad row must not
-cost the rest of the file.
+and the line: not UTF-8, not the format its suffix says, a record that is not an object, and a file
+of the wrong shape: a CSV header without a required column, or a first JSON record without a
+required field (the error names the fields expected and can show a valid record). Extra columns are
+allowed (files from other pipelines carry more than we read); a later record that lacks a field is
+the importer's to count, since one bad row must not cost the rest of the file.
 
 * ``.csv``: a header row, UTF-8 with or without a byte-order mark (spreadsheets write one), quoted
-  fields may span lines (``line`` is where the record ends, as :mod:`csv` counts); a row with more
-  values than the header has columns is reported as such.
+  fields may span lines (``line`` is where the record starts); a row with more values than the
+  header has columns is reported as such.
 * ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`).
 * ``.json``: a list of objects, or an object holding one under a key the caller names (``line``
   is then the record's position, 1-based).
@@ -68,9 +69,9 @@ def read_rows(
         if suffix == ".jsonl"
         else _json_records(path.name, text, json_keys)
     )
-    for number, record in records:
+    for position, (number, record) in enumerate(records):
         missing = [column for column in required if column not in record]
-        if missing:
+        if missing and position == 0:
             where = "line" if suffix == ".jsonl" else "record"
             raise BiaslabError(
                 f"{path.name} {where} {number}: missing {_fields(missing)}"
@@ -104,10 +105,12 @@ def _csv_rows(
                 f"{name} line 1: missing {_fields(missing, 'column')} (found: {found}; "
                 + _expected(required, example).removeprefix(" (")
             )
+        start = reader.line_num + 1
         for row in reader:
             if None in row:
-                raise BiaslabError(f"{name} line {reader.line_num}: more values than columns")
-            yield reader.line_num, dict(row)
+                raise BiaslabError(f"{name} line {start}: more values than columns")
+            yield start, dict(row)
+            start = reader.line_num + 1
     except csv.Error as exc:
         raise BiaslabError(f"{name} line {reader.line_num}: not valid CSV ({exc})") from None
 

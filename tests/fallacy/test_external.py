@@ -193,10 +193,10 @@ def test_an_answer_without_an_answer_line(items: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("a.csv", "model,problem_id\nm,mp\n", "a.csv line 1: missing column(s) answer"),
+        ("a.csv", "model,problem_id\nm,mp\n", "a.csv line 1: missing column answer (found: model"),
         ("a.csv", "model,problem_id,answer\nm,mp,x\nm,mp,x,extra\n", "a.csv line 3: more values"),
         ("a.jsonl", '{"model": "m", "problem_id": "mp", "answer": "x"}\n{oops\n', "line 2: not"),
-        ("a.jsonl", '{"model": "m", "answer": "x"}\n', "a.jsonl line 1: missing column(s) pro"),
+        ("a.jsonl", '{"model": "m", "answer": "x"}\n', "a.jsonl line 1: missing field problem_id"),
         ("a.csv", "model,problem_id,answer\nm,nope,x\n", "no usable answers (1 with an unknown"),
     ],
 )

@@ -25,21 +25,21 @@ with no usable answer.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import Item, jsonl_objects, read_items
+from biaslab.rows import read_rows
+from biaslab.schema import Item, read_items
 
 if TYPE_CHECKING:
     import pandas as pd
 
 REQUIRED = ("model", "problem_id", "answer")
+EXAMPLE = {"model": "openai/gpt-4o", "problem_id": "p12", "answer": "Answer: the ace is red"}
 OPTIONAL = ("order", "epoch")
 ORDERS = ("standard", "reversed")
 
@@ -148,7 +148,7 @@ class _ItemIndex:
 def _usable_answers(path: Path, index: _ItemIndex) -> tuple[list[_Answer], Counter[str]]:
     skipped: Counter[str] = Counter()
     by_key: dict[tuple[str, str, int], list[_Answer]] = {}
-    for number, raw in _raw_rows(path):
+    for number, raw in read_rows(path, REQUIRED, example=EXAMPLE):
         try:
             answer = _answer(number, raw, index)
         except _Unusable as exc:
@@ -203,44 +203,6 @@ def _epoch(value: Any) -> int:
     if epoch < 1:
         raise _Unusable("with an epoch that is not an integer ≥ 1")
     return epoch
-
-
-def _raw_rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """(line, row) of a ``.csv`` (header row; quoted values may span lines) or ``.jsonl`` file;
-    a file that cannot be read that way is a one-line error naming the line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is no header
-    except UnicodeDecodeError as exc:
-        raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if path.suffix == ".jsonl":
-        for number, row in jsonl_objects(text.splitlines(), lambda n: f"{path.name} line {n}"):
-            missing = [c for c in REQUIRED if c not in row]
-            if missing:
-                raise BiaslabError(
-                    f"{path.name} line {number}: missing column(s) {', '.join(missing)} "
-                    f"(required: {', '.join(REQUIRED)})"
-                )
-            yield number, row
-        return
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        header = reader.fieldnames or []
-        missing = [c for c in REQUIRED if c not in header]
-        if missing:
-            raise BiaslabError(
-                f"{path.name} line 1: missing column(s) {', '.join(missing)} "
-                f"(required: {', '.join(REQUIRED)})"
-            )
-        start = reader.line_num + 1
-        for row in reader:
-            if None in row:
-                raise BiaslabError(f"{path.name} line {start}: more values than columns")
-            yield start, row
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise BiaslabError(f"{path.name} line {reader.line_num}: not valid CSV ({exc})") from None
 
 
 # --------------------------------------------------------------------------------------------------
