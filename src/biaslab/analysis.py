@@ -59,8 +59,7 @@ def analyse(path: Path | str, suite: str | None = None) -> Analysis:
     from biaslab.suites.registry import get_suite
 
     if is_harness_output(path):
-        results, provenance, notes = analyse_harness(Path(path), suite)
-        return Analysis(results, provenance, notes, source=str(path))
+        return Analysis(*analyse_harness(Path(path), suite), source=str(path))
     if suite is not None and not is_url(path) and Path(path).suffix == ".json":
         raise BiaslabError(
             f"{Path(path).name}: a file of answers is .csv or .jsonl (one JSON object per line), "

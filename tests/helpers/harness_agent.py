@@ -52,3 +52,9 @@ class HarnessAgent(LM):
 
     def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
         raise NotImplementedError("biaslab tasks are generate_until")
+
+
+if __name__ == "__main__":  # ``python -m tests.helpers.harness_agent run --model biaslab-agent …``
+    from lm_eval.__main__ import cli_evaluate
+
+    cli_evaluate()

@@ -72,7 +72,8 @@ def task_yaml(item_set: ItemSet) -> str:
     name = task_name(meta.suite)
     open_ended = any(item.turns[0].labels is None for item in item_set.items)
     pattern = OPEN_ANSWER_PATTERN if open_ended else LABEL_ANSWER_PATTERN
-    return f"""# lm-evaluation-harness task: {len(item_set.items)} biaslab {meta.suite} probes, seed {meta.seed},
+    n = len(item_set.items)
+    return f"""# lm-evaluation-harness task: {n} biaslab {meta.suite} probes, seed {meta.seed},
 # {meta.generator_version}. Written by `biaslab export --format lm-eval`.
 #
 #   lm_eval --model ... --include_path THIS_FOLDER --tasks {name} \\

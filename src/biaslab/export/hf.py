@@ -151,9 +151,7 @@ def _param_text(value: Any) -> str:
 def card_text(item_set: ItemSet) -> str:
     import yaml
 
-    front = yaml.safe_dump(
-        card_metadata(item_set), sort_keys=False, allow_unicode=True, width=100
-    )
+    front = yaml.safe_dump(card_metadata(item_set), sort_keys=False, allow_unicode=True, width=100)
     meta = item_set.meta
     return f"""---
 {front}---
