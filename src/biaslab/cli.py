@@ -658,8 +658,9 @@ def provenance_table(analysis: Any) -> str:
 def analyze(
     logs: Path | str, as_json: bool, output: Path | None, suite: str | None, capability: Path | None
 ) -> None:
-    """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
-    calls a model."""
+    """Analyse Inspect logs (a file or a directory), a file of answers with --suite, or the
+    --log_samples output of lm-evaluation-harness for tasks from `biaslab export`; never calls a
+    model."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
