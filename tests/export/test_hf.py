@@ -118,8 +118,12 @@ def test_bad_inputs_are_one_line_errors(
     lonely.write_bytes(tokenbias_items.read_bytes())
     a_file = tmp_path / "a-file"
     a_file.write_text("x")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(tokenbias_items.read_bytes())
+    (tmp_path / "broken.meta.json").write_text("{not json")
     cases = [
         (["export", str(tmp_path / "none.jsonl"), "--format", "hf", "-o", "x"], "no such file"),
+        (["export", str(broken), "--format", "hf", "-o", "x"], "broken.meta.json: not valid JSON"),
         (
             ["export", str(lonely), "--format", "hf", "-o", str(tmp_path / "o")],
             "meta.json is missing",

@@ -344,8 +344,9 @@ def analyse_harness(
             results[name] = chosen.analyze(chosen.read_answers(answers_file))
     if not results:
         wanted = f"{suite} " if suite else ""
+        why = f" ({notes[-1]})" if notes else ""
         raise BiaslabError(
-            f"no {wanted}answers that biaslab can analyse in the lm-eval output at {path}"
+            f"no {wanted}answers that biaslab can analyse in the lm-eval output at {path}{why}"
         )
     provenance = [row for row in read.provenance if row.suite in results]
     return results, provenance, notes
