@@ -55,6 +55,18 @@ def test_the_dataset_loads_offline_and_its_rows_are_the_items(
     assert [item_from_row(row) for row in by_file] == items
 
 
+def test_two_exports_in_folders_of_the_same_name_load_their_own_rows(
+    tokenbias_items: Path, fallacy_items: Path, tmp_path: Path
+) -> None:
+    import datasets
+
+    cache = str(tmp_path / "cache")
+    for items_path, parent in ((tokenbias_items, "a"), (fallacy_items, "b")):
+        out = _export(items_path, tmp_path / parent / "probes")
+        rows = datasets.load_dataset(str(out), split="test", cache_dir=cache)
+        assert [item_from_row(row) for row in rows] == read_items(items_path)
+
+
 def test_multi_turn_items_travel_whole(tmp_path: Path) -> None:
     import datasets
 
@@ -74,6 +86,7 @@ def test_the_card_states_licence_version_seed_config_and_a_command_that_regenera
     meta = read_generation_meta(fallacy_items)
     assert front["license"] == "apache-2.0"
     assert front["configs"][0]["data_files"][0] == {"split": "test", "path": DATA_FILE}
+    assert front["configs"][0]["config_name"].startswith("fallacy-seed1-")
     assert front["biaslab"] == {
         "suite": "fallacy",
         "generator_version": meta.generator_version,

@@ -14,13 +14,14 @@ equal bytes: pyarrow writes no clock or host into the file (only its own version
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from pathlib import Path
 from typing import Any
 
 from biaslab.errors import BiaslabError
-from biaslab.export.items import ItemSet
+from biaslab.export.items import ItemSet, item_json
 from biaslab.schema import Item, dumps_sorted
 
 DATA_FILE = "data/test-00000-of-00001.parquet"
@@ -103,6 +104,17 @@ def write_parquet(items: tuple[Item, ...], path: Path) -> None:
     pq.write_table(table, path, compression="zstd", compression_level=9)
 
 
+def config_name(item_set: ItemSet) -> str:
+    """The dataset's one configuration, named after its content. ``datasets`` caches a local
+    folder under its folder name and configuration name, and (measured with datasets 5.2) gave a
+    second folder of the same name the first one's cached rows; a name that changes with the items
+    keeps two exports from ever sharing a cache entry."""
+    digest = hashlib.sha256()
+    for item in item_set.items:
+        digest.update((item_json(item) + "\n").encode("utf-8"))
+    return f"{item_set.suite}-seed{item_set.meta.seed}-{digest.hexdigest()[:12]}"
+
+
 def card_metadata(item_set: ItemSet) -> dict[str, Any]:
     """The card's YAML front matter: the Hub's own keys, then what regenerates the file."""
     meta = item_set.meta
@@ -116,7 +128,10 @@ def card_metadata(item_set: ItemSet) -> dict[str, Any]:
         "task_categories": ["question-answering"],
         "tags": ["biaslab", meta.suite, "reasoning", "cognitive-bias", "synthetic"],
         "configs": [
-            {"config_name": "default", "data_files": [{"split": SPLIT, "path": DATA_FILE}]}
+            {
+                "config_name": config_name(item_set),
+                "data_files": [{"split": SPLIT, "path": DATA_FILE}],
+            }
         ],
         "biaslab": {
             "suite": meta.suite,
