@@ -37,6 +37,11 @@ def _analyze(path: Path, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
+def _analyze_suite(path: Path, suite: str, out: Path) -> dict:
+    assert main(["analyze", str(path), "--suite", suite, "-o", str(out)]) == 0
+    return json.loads(out.read_text())["suites"]
+
+
 def test_harness_replies_give_the_numbers_of_the_same_answers_through_inspect(
     tokenbias_docs: list[dict], inspect_results: dict, tmp_path: Path
 ) -> None:
@@ -52,6 +57,9 @@ def test_harness_replies_give_the_numbers_of_the_same_answers_through_inspect(
         "tokenbias",
         len(tokenbias_docs),
     )
+    # --suite picks a suite; a suite the output has no answers for is one line, exit 2
+    assert main(["analyze", str(tmp_path / "out"), "--suite", "fallacy"]) == 2
+    assert _analyze_suite(tmp_path / "out", "tokenbias", tmp_path / "tb.json") == results["suites"]
     # a single samples file is read the same way as its folder
     alone = _analyze(next(folder.glob("samples_*.jsonl")), tmp_path / "alone.json")
     assert alone["suites"] == results["suites"]
