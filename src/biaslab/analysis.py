@@ -55,10 +55,14 @@ def analyse(path: Path | str, suite: str | None = None, problems: Path | None = 
     """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
     reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
     that suite's documented format (``problems``: the items they answer, for suites that need
-    them)."""
+    them), or lm-evaluation-harness ``--log_samples`` output of tasks written by
+    ``biaslab export``."""
+    from biaslab.export.harness_samples import analyse_harness, is_harness_output
     from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
 
+    if is_harness_output(path):
+        return Analysis(*analyse_harness(Path(path), suite), source=str(path))
     if suite is not None and not is_url(path) and Path(path).suffix == ".json":
         raise BiaslabError(
             f"{Path(path).name}: a file of answers is .csv or .jsonl (one JSON object per line), "

@@ -164,6 +164,26 @@ def generate(
         click.echo(json.dumps(generated.suite.label_stats(generated.items), indent=2))
 
 
+@cli.command()
+@click.argument("items", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["hf", "lm-eval"]),
+    required=True,
+    help="hf: a Hugging Face datasets dataset (Parquet + dataset card); lm-eval: an "
+    "lm-evaluation-harness task (YAML + documents), for tokenbias and fallacy items.",
+)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Directory.")
+def export(items: Path, fmt: str, output: Path) -> None:
+    """Write generated ITEMS (a .jsonl file with its .meta.json sidecar) for another harness.
+    Run an lm-eval task with --log_samples, then `biaslab analyze` its output folder."""
+    from biaslab.export import export_items
+
+    for path in export_items(items, fmt, output):
+        click.echo(f"wrote {path}", err=True)
+
+
 def _check_model(model: str) -> None:
     """Build the model once so a missing API key or unknown provider is one line, not a traceback."""
     from inspect_ai.model import get_model
@@ -658,8 +678,9 @@ def analyze(
     capability: Path | None,
     problems: Path | None,
 ) -> None:
-    """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
-    calls a model."""
+    """Analyse Inspect logs (a file or a directory), a file of answers with --suite, or the
+    --log_samples output of lm-evaluation-harness for tasks from `biaslab export`; never calls a
+    model."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 

@@ -181,6 +181,30 @@ def read_items(path: Path) -> list[Item]:
     return list(_parse_item_lines(path, lines))
 
 
+def read_generation_meta(items_path: Path) -> GenerationMeta:
+    """The ``*.meta.json`` sidecar of an items file (seed, generator version, resolved config)."""
+    path = meta_path(items_path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BiaslabError(
+            f"{path} is missing: it holds the seed, generator version and config of {items_path}"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BiaslabError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BiaslabError(f"{path}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or data.get("schema_version") not in READABLE_SCHEMA_VERSIONS:
+        raise BiaslabError(f"{path}: not a biaslab generation sidecar of a supported version")
+    data["schema_version"] = SCHEMA_VERSION
+    try:
+        return GenerationMeta.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise BiaslabError(f"{path}: {where}: {first['msg']}") from None
+
+
 def jsonl_objects(
     lines: Iterable[str], where: Callable[[int], str]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
