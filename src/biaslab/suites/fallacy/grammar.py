@@ -98,19 +98,65 @@ class _Parser:
         while self._quantifier():
             pass
         self.commas()
-        if self.take("if"):
-            view = self._conditional()
-        else:
-            states = self._disjunction()
-            self.commas()
-            if self.take("but", "and"):
-                if not self.take("not-both"):
-                    raise ParseError(f"unexpected {self._where()}")
-                states = _exclusive(states)
-            view = MView.build(states, (), self.prefix)
+        view = self._body()
         if not self.done():
             raise ParseError(f"unexpected {self._where()}")
         return view
+
+    def _body(self) -> MView:
+        """A claim or a conditional in any of its English orders: "if A, B", "whenever A, B",
+        "given that A, B", "unless A, B", "B if A", "B whenever A", "B, given that A", "B unless
+        A", "A only if B", "A implies that B"."""
+        if self.take("if", "whenever", "when"):
+            return self._conditional()
+        if self.take("given"):
+            self.expect("that")
+            return self._conditional()
+        if self.take("unless"):
+            antecedent = self._negated_literal(self._conjunction(stop_at_comma=True))
+            self.commas()
+            self.take("then")
+            return self._build_conditional(antecedent, self._disjunction())
+        states = self._disjunction()
+        save = self.pos
+        self.commas()
+        if self.take("only"):  # "A only if B": if A, then B
+            self.expect("if")
+            return self._build_conditional(self._one_state(states), self._disjunction())
+        if self.take("implies", "imply", "means"):  # "A implies (that) B"
+            self.take("that")
+            return self._build_conditional(self._one_state(states), self._disjunction())
+        if self.take("if", "whenever", "when"):  # "B if A"
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("given"):  # "B, given that A"
+            self.expect("that")
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("unless"):  # "B unless A": if not A, then B
+            return self._build_conditional(self._negated_literal(self._conjunction()), states)
+        if self.take("but", "and"):
+            if not self.take("not-both"):
+                raise ParseError(f"unexpected {self._where()}")
+            return MView.build(_exclusive(states), (), self.prefix)
+        self.pos = save
+        return MView.build(states, (), self.prefix)
+
+    @staticmethod
+    def _one_state(states: DNF) -> frozenset[Literal]:
+        if len(states) != 1:
+            raise ParseError("an antecedent with 'or' is not supported")
+        return states[0]
+
+    @staticmethod
+    def _negated_literal(states: DNF) -> frozenset[Literal]:
+        """The antecedent of "B unless A": not A, for an A of one literal (the negation of a
+        longer A would be a disjunction, which no one supposition holds)."""
+        if len(states) != 1 or len(states[0]) != 1:
+            raise ParseError("'unless' with more than one literal is not supported")
+        (literal,) = states[0]
+        return frozenset({literal.negated()})
+
+    def _build_conditional(self, supposition: frozenset[Literal], consequent: DNF) -> MView:
+        return MView.build([supposition | state for state in consequent], supposition, self.prefix)
 
     def _negated_sentence(self) -> MView:
         """'it is not the case that S' for a sentence S without quantifiers or 'if': the negation
@@ -148,49 +194,103 @@ class _Parser:
 
     def _conditional(self) -> MView:
         antecedent = self._disjunction(stop_at_comma=True)
-        if len(antecedent) != 1:
-            raise ParseError("an antecedent with 'or' is not supported")
+        supposition = self._one_state(antecedent)
         self.commas()
         self.take("then")
         self.commas()
-        consequent = self._disjunction()
-        (supposition,) = antecedent
-        return MView.build([supposition | state for state in consequent], supposition, self.prefix)
+        return self._build_conditional(supposition, self._disjunction())
 
     def _disjunction(self, stop_at_comma: bool = False) -> DNF:
-        if not self._at_either_subjects():
-            self.take("either")
+        """Disjuncts joined by "or" ("either" first is optional, but "either" needs an "or");
+        "…, or both" is the inclusive "or" said twice. A comma and "and"/"but" after the last
+        disjunct closes the disjunction: "A or B, and C" is (A or B) and C."""
+        either = not self._at_either_subjects() and self.take("either")
         states = self._conjunction(stop_at_comma)
+        disjuncts = 1
         while True:
             save = self.pos
             if not stop_at_comma:
                 self.commas()
-            if self.take("or"):
-                states = states + self._conjunction(stop_at_comma)
-            else:
+            if not self.take("or"):
                 self.pos = save
-                return _unique(states)
+                break
+            if self.take("both"):
+                if len(states) < 2:
+                    raise ParseError("'or both' without two alternatives")
+                break
+            states = states + self._conjunction(stop_at_comma, after_or=True)
+            disjuncts += 1
+        if either and disjuncts < 2:
+            raise ParseError("'either' without 'or'")
+        if disjuncts > 1 and not stop_at_comma:
+            states = self._closing_conjunct(states)
+        return _unique(states)
 
-    def _conjunction(self, stop_at_comma: bool = False) -> DNF:
+    def _closing_conjunct(self, states: DNF) -> DNF:
+        """"A or B, and C": C conjoined with the whole disjunction (a comma is required; without
+        one, "and" binds tighter, as in the premises' own "either A, or B and C")."""
+        save = self.pos
+        comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
+        self.commas()
+        if comma and (self.take("and", "but") or True) and self._starts_clause():
+            conjunct = self._conjunction()
+            states = [a | b for a in states for b in conjunct]
+            if self.at("or"):
+                raise ParseError("an ambiguous 'or' after '…, and …'")
+            return states
+        self.pos = save
+        return states
+
+    def _conjunction(self, stop_at_comma: bool = False, after_or: bool = False) -> DNF:
+        """Clauses joined by "and"/"but"/a comma, and "either B or C" as one conjunct ("A, and
+        either B or C"). After an "or", a comma ends the disjunct (see :meth:`_disjunction`)."""
         states = self._clause()
         while True:
             save = self.pos
+            comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
+            if comma and after_or:
+                return states
             if not stop_at_comma:
                 self.commas()
             joined = self.take("and", "but", "while", "whereas") or self.pos > save
-            if joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
-                states = [a | b for a in states for b in self._clause()]
+            if joined and self.at("either") and not self._at_either_subjects():
+                group = self._either_group()
+                states = [a | b for a in states for b in group]
+            elif joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
+                clause = self._clause()
+                states = [a | b for a in states for b in clause]
             else:
                 self.pos = save
                 return states
+
+    def _either_group(self) -> DNF:
+        """"either B or C" inside a conjunction: clauses joined by "or"; a bare "and" right after
+        it would be ambiguous ("A and either B or C and D")."""
+        self.expect("either")
+        states = self._clause()
+        disjuncts = 1
+        while True:
+            save = self.pos
+            self.commas()
+            if self.take("or") and self._starts_clause():
+                states = states + self._clause()
+                disjuncts += 1
+            else:
+                self.pos = save
+                break
+        if disjuncts < 2:
+            raise ParseError("'either' without 'or'")
+        if self.at("and", "but", "or"):
+            raise ParseError(f"an ambiguous {self._where()} after 'either … or …'")
+        return _unique(states)
 
     def _starts_clause(self) -> bool:
         token = self.peek()
         if token is None:
             return False
         return token.kind in ("obj", "var") or self.at(
-            "it", "they", "neither", "at least one of", "the"
-        )
+            "it", "they", "neither", "at least one of", "the", "both"
+        ) or self._at_either_subjects()
 
     # ------------------------------------------------------------------ clauses
 
@@ -203,19 +303,10 @@ class _Parser:
             predicates = self._predicates()
             return _product(_apply([first, second], predicates, negate=True))
         if self.take("at least one of") or self._either_subjects():
-            subjects = [self._subject()]
-            while self.take("or", "and"):
-                subjects.append(self._subject())
-            self._copula()
-            alternatives = self._predicates()
-            return _unique(
-                [
-                    frozenset(_lit(p, term, pos) for p, pos in conj)
-                    for group in subjects
-                    for term in group
-                    for conj in alternatives
-                ]
-            )
+            return self._alternative_subjects()
+        both = self.take("both")  # "both the ace and the king are red"
+        if not both and self._at_or_subjects():  # "the ace or the king is red": at least one
+            return self._alternative_subjects()
         subjects = [self._subject()]
         while True:
             save = self.pos
@@ -227,7 +318,16 @@ class _Parser:
                 break
             subjects.append(self._subject())
         self.last_subjects = [term for group in subjects for term in group]
+        if both and len(self.last_subjects) < 2:
+            raise ParseError("'both' before one subject")
         self._copula()
+        if self.take("both"):
+            # "the ace and the king are both (not) red", "the ace is both red and striped": both
+            # repeats what "and" says; anywhere else it is not understood
+            predicates = self._predicates()
+            if len(predicates) != 1 or (len(self.last_subjects) < 2 and len(predicates[0]) < 2):
+                raise ParseError("'both' without two subjects or two properties joined by 'and'")
+            return _product(_apply(subjects, predicates))
         if self.take("not-both"):
             # "A and B are not both P": not (P(A) and P(B)); "A is not both P and Q" likewise
             properties = self._property_list()
@@ -241,6 +341,30 @@ class _Parser:
                 ]
             )
         return _product(_apply(subjects, self._predicates()))
+
+    def _alternative_subjects(self) -> DNF:
+        """"(at least one of / either) A or B is P": one alternative per subject."""
+        subjects = [self._subject()]
+        while self.take("or", "and"):
+            subjects.append(self._subject())
+        self._copula()
+        alternatives = self._predicates()
+        return _unique(
+            [
+                frozenset(_lit(p, term, pos) for p, pos in conj)
+                for group in subjects
+                for term in group
+                for conj in alternatives
+            ]
+        )
+
+    def _at_or_subjects(self) -> bool:
+        offset = 1 if self.at("the") else 0
+        return (
+            self._subject_token(self.peek(offset))
+            and self.at("or", offset=offset + 1)
+            and self._next_is_subject(offset + 2)
+        )
 
     def _either_subjects(self) -> bool:
         """'either the ace or the king is red' (a disjunction over subjects), as opposed to a
@@ -309,6 +433,8 @@ class _Parser:
             alternatives = [[self._property(negated)]]
             while self.take("or"):
                 alternatives.append([self._property(negated)])
+            if len(alternatives) < 2:
+                raise ParseError("'either' without 'or'")
             return alternatives
         if self.take("neither"):
             first = self._property(True)
@@ -338,7 +464,10 @@ class _Parser:
         return token is not None and token.kind == "prop"
 
     def _property(self, negated: bool) -> tuple[str, bool]:
-        negated = self.take(*NEGATIONS) or negated
+        if self.take(*NEGATIONS):
+            if negated:
+                raise ParseError("a double negation")  # "not not red" is never read as "not red"
+            negated = True
         self.take("a", "an")
         token = self.peek()
         if token is None or token.kind != "prop":
