@@ -227,7 +227,7 @@ class _Parser:
         return _unique(states)
 
     def _closing_conjunct(self, states: DNF) -> DNF:
-        """"A or B, and C": C conjoined with the whole disjunction (a comma is required; without
+        """ "A or B, and C": C conjoined with the whole disjunction (a comma is required; without
         one, "and" binds tighter, as in the premises' own "either A, or B and C")."""
         save = self.pos
         comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
@@ -264,7 +264,7 @@ class _Parser:
                 return states
 
     def _either_group(self) -> DNF:
-        """"either B or C" inside a conjunction: clauses joined by "or"; a bare "and" right after
+        """ "either B or C" inside a conjunction: clauses joined by "or"; a bare "and" right after
         it would be ambiguous ("A and either B or C and D")."""
         self.expect("either")
         states = self._clause()
@@ -288,9 +288,11 @@ class _Parser:
         token = self.peek()
         if token is None:
             return False
-        return token.kind in ("obj", "var") or self.at(
-            "it", "they", "neither", "at least one of", "the", "both"
-        ) or self._at_either_subjects()
+        return (
+            token.kind in ("obj", "var")
+            or self.at("it", "they", "neither", "at least one of", "the", "both")
+            or self._at_either_subjects()
+        )
 
     # ------------------------------------------------------------------ clauses
 
@@ -321,12 +323,18 @@ class _Parser:
         if both and len(self.last_subjects) < 2:
             raise ParseError("'both' before one subject")
         self._copula()
-        if self.take("both"):
-            # "the ace and the king are both (not) red", "the ace is both red and striped": both
-            # repeats what "and" says; anywhere else it is not understood
+        if self.at("both", "all"):
+            # "the ace and the king are both (not) red", "the ace is both red and striped", "the
+            # ace, the king and the ten are all red": the word repeats what "and" says; anywhere
+            # else it is not understood
+            word = self.peek().value  # type: ignore[union-attr]
+            self.pos += 1
             predicates = self._predicates()
-            if len(predicates) != 1 or (len(self.last_subjects) < 2 and len(predicates[0]) < 2):
-                raise ParseError("'both' without two subjects or two properties joined by 'and'")
+            two_subjects = len(self.last_subjects) >= 2
+            if len(predicates) != 1 or not (
+                two_subjects or (word == "both" and len(predicates[0]) > 1)
+            ):
+                raise ParseError(f"'{word}' without two subjects or two properties joined by 'and'")
             return _product(_apply(subjects, predicates))
         if self.take("not-both"):
             # "A and B are not both P": not (P(A) and P(B)); "A is not both P and Q" likewise
@@ -343,7 +351,7 @@ class _Parser:
         return _product(_apply(subjects, self._predicates()))
 
     def _alternative_subjects(self) -> DNF:
-        """"(at least one of / either) A or B is P": one alternative per subject."""
+        """ "(at least one of / either) A or B is P": one alternative per subject."""
         subjects = [self._subject()]
         while self.take("or", "and"):
             subjects.append(self._subject())
@@ -509,6 +517,9 @@ class _Parser:
             before, relative = self._restriction()
             antecedent = [_lit(p, term, pos) for p, pos in before + (relative or [])]
             self._copula()
+            if universal and self.at(*NEGATIONS, "not-both", "not-either"):
+                # "all cards are not red": "none is" or "not all are"? Not read either way.
+                raise ParseError("'all … are not' is ambiguous")
             body = self._property_list()
             if not universal:
                 if len(body) != 1:

@@ -148,14 +148,14 @@ def _contractions(words: list[str]) -> list[str]:
 
 
 def _negated_copulas(words: list[str]) -> list[str]:
-    """"must not be" / "cannot be" -> "is not"; "cannot both be" -> "is not both"; "can be" ->
+    """ "must not be" / "cannot be" -> "is not"; "cannot both be" -> "is not both"; "can be" ->
     "is" right after a negative opener ("neither the ace nor the king can be red")."""
     out: list[str] = []
     negative_opener = False
     for word in words:
         if word in _NEGATIVE_OPENERS:
             negative_opener = True
-        elif word in COPULAS and word != "be" or word == ",":
+        elif (word in COPULAS and word != "be") or word == ",":
             negative_opener = False
         if word == "be" and len(out) > 1 and out[-1] == "both" and out[-2] in ("not", "cannot"):
             start = len(out) - 3 if out[-2] == "not" and len(out) > 2 and out[-3] == "can" else -2

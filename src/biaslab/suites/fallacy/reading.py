@@ -21,12 +21,11 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from biaslab.suites.fallacy.grammar import ParseError, read_sentence
 from biaslab.errors import BiaslabError
+from biaslab.suites.fallacy.grammar import ParseError, read_sentence
 from biaslab.suites.fallacy.lexicon import LOGIC_WORDS, NEGATIONS, Lexicon, Token, tokenize
 from biaslab.suites.fallacy.render import view_text
-from biaslab.suites.fallacy.themes import Names
-from biaslab.suites.fallacy.themes import normalise
+from biaslab.suites.fallacy.themes import Names, normalise
 from biaslab.suites.fallacy.views import Literal, MView, Term
 
 
@@ -34,8 +33,10 @@ def _patterns(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in patterns)
 
 
-_ADVERBS = r"((logically|necessarily|definitely|definitively|really|validly|certainly|strictly|" \
+_ADVERBS = (
+    r"((logically|necessarily|definitely|definitively|really|validly|certainly|strictly|"
     r"firmly|reliably|actually|conclusively|with certainty) )*"
+)
 _SO = r"(so |therefore |thus |hence |then |consequently |overall |in conclusion |in summary )?"
 #: "nothing follows": a legitimate answer (ETR's and logic's verum), read only when no claim reads
 _NOTHING = _patterns(
