@@ -54,6 +54,7 @@ class _Parser:
     bound: dict[str, Quantifier] = field(default_factory=dict)
     prefix: list[tuple[Quantifier, str]] = field(default_factory=list)
     last_subjects: list[Term] = field(default_factory=list)
+    natural_error: ParseError | None = None  # why an English quantified form did not read
 
     # ------------------------------------------------------------------ token helpers
 
@@ -95,12 +96,17 @@ class _Parser:
         natural = self._natural_quantified()
         if natural is not None:
             return natural
-        while self._quantifier():
-            pass
-        self.commas()
-        view = self._body()
-        if not self.done():
-            raise ParseError(f"unexpected {self._where()}")
+        try:
+            while self._quantifier():
+                pass
+            self.commas()
+            view = self._body()
+            if not self.done():
+                raise ParseError(f"unexpected {self._where()}")
+        except ParseError:
+            if self.natural_error is not None:  # "all cards are not red": say what stopped it
+                raise self.natural_error from None
+            raise
         return view
 
     def _body(self) -> MView:
@@ -126,6 +132,13 @@ class _Parser:
         if self.take("implies", "imply", "means"):  # "A implies (that) B"
             self.take("that")
             return self._build_conditional(self._one_state(states), self._disjunction())
+        if self.take("iff") or (
+            self.at("if") and self.at("and", offset=1) and self.at("only", offset=2)
+        ):
+            if self.take("if"):
+                self.pos += 2
+                self.expect("if")
+            return self._biconditional(states, self._disjunction())
         if self.take("if", "whenever", "when"):  # "B if A"
             return self._build_conditional(self._one_state(self._disjunction()), states)
         if self.take("given"):  # "B, given that A"
@@ -154,6 +167,14 @@ class _Parser:
             raise ParseError("'unless' with more than one literal is not supported")
         (literal,) = states[0]
         return frozenset({literal.negated()})
+
+    def _biconditional(self, left: DNF, right: DNF) -> MView:
+        """ "A if and only if B" for one literal on each side: A and B, or neither (PyETR's own
+        view of a biconditional); a longer side would make its negation a disjunction."""
+        if any(len(side) != 1 or len(side[0]) != 1 for side in (left, right)):
+            raise ParseError("'if and only if' with more than one literal a side is not supported")
+        (a,), (b,) = left[0], right[0]
+        return MView.build([{a, b}, {a.negated(), b.negated()}], (), self.prefix)
 
     def _build_conditional(self, supposition: frozenset[Literal], consequent: DNF) -> MView:
         return MView.build([supposition | state for state in consequent], supposition, self.prefix)
@@ -341,6 +362,8 @@ class _Parser:
             properties = self._property_list()
             if any(not positive for _, positive in properties):
                 raise ParseError("a negation inside 'not both'")
+            if len(self.last_subjects) * len(properties) < 2:
+                raise ParseError("'not both' of one subject and one property")
             return _unique(
                 [
                     frozenset({_lit(p, term, False)})
@@ -434,6 +457,8 @@ class _Parser:
             properties = [self._property(True)]
             while self.take("or"):
                 properties.append(self._property(True))
+            if len(properties) < 2:
+                raise ParseError("'either' without 'or'")
             return [properties]
         # a "not" scopes over the property right after it only: "not P and Q" is ~P and Q
         negated = self.take(*NEGATIONS)
@@ -493,7 +518,8 @@ class _Parser:
         start = self.pos
         try:
             view = self._natural()
-        except ParseError:
+        except ParseError as exc:
+            self.natural_error = exc
             view = None
         if view is None or not self.done():
             self.pos = start
@@ -505,6 +531,8 @@ class _Parser:
     def _natural(self) -> MView | None:
         variable = next(v for v in VARIABLE_NAMES if v not in self.bound)
         term = Term(variable, True)
+        if self.at(*NEGATIONS) and self.at("every", "all", "everything", offset=1):
+            return self._not_every(term)
         if self.take("something", "someone", "some") or self._there_is_a():
             before, relative = self._restriction()
             if relative is None:
@@ -530,6 +558,22 @@ class _Parser:
                 return MView.build([consequent], (), [("forall", variable)])
             return MView.build([antecedent + consequent], antecedent, [("forall", variable)])
         return None
+
+    def _not_every(self, term: Term) -> MView:
+        """ "not every card that is P is Q" / "not all P cards are Q": some P card is not Q (for a
+        Q of one literal: "not every card is P and Q" would be a disjunction under "some")."""
+        self.pos += 2
+        before, relative = self._restriction()
+        self._copula()
+        if self.at(*NEGATIONS, "not-both", "not-either"):
+            raise ParseError("'not every … is not' is not supported")
+        body = self._property_list()
+        if len(body) != 1:
+            raise ParseError("'not every … is P and Q' is not a conjunction of literals")
+        ((predicate, positive),) = body
+        literals = [_lit(p, term, pos) for p, pos in before + (relative or [])]
+        literals.append(_lit(predicate, term, not positive))
+        return MView.build([literals], (), [("exists", term.name)])
 
     def _there_is_a(self) -> bool:
         if (

@@ -167,14 +167,16 @@ def lenient(sentence: str, lexicon: Lexicon) -> MView | None:
         return None
     literals: list[Literal] = []
     subjects: list[str] = []
-    negated = linked = False
+    negated = linked = described = False
     previous_kind = ""
-    for before, token in itertools.pairwise([Token("start", ""), *tokens]):
-        if before.kind == "word" and before.value in _NEGATING and token.kind == "obj":
-            return None  # "not the ace …": a negation whose scope the pairs cannot show
+    for before, token in itertools.pairwise([Token("start", ""), *tokens, Token("end", "")]):
+        if before.kind == "word" and before.value in _NEGATING and token.kind != "prop":
+            return None  # "not the ace …", "red, not": a negation whose scope is not one property
         if token.kind == "obj":
             if previous_kind not in ("obj", "and-subject"):
-                subjects = []
+                if subjects and not described:
+                    return None  # "the ace and the king, …": a subject with no property
+                subjects, described = [], False
             subjects.append(token.value)
             negated = linked = False
             previous_kind = "obj"
@@ -182,6 +184,7 @@ def lenient(sentence: str, lexicon: Lexicon) -> MView | None:
             if not subjects or not linked:
                 return None
             literals.extend(Literal(token.value, Term(s), not negated) for s in subjects)
+            described = True
             previous_kind = "prop"
         elif token.kind == "comma" or (token.kind == "word" and token.value == "is"):
             linked = linked or bool(subjects)
@@ -194,8 +197,8 @@ def lenient(sentence: str, lexicon: Lexicon) -> MView | None:
             previous_kind = "and"
         elif token.kind == "word" and token.value == "and" and previous_kind == "obj":
             previous_kind = "and-subject"
-    if not literals:
-        return None
+    if not literals or not described:
+        return None  # nothing read, or a last subject with no property
     return MView.build([literals])
 
 
