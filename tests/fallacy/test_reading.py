@@ -173,7 +173,11 @@ def test_no_filler_is_a_word_that_changes_the_logic() -> None:
 
 # ------------------------------------------------------------------ the meaning guard
 
-SETTINGS = settings(max_examples=int(os.environ.get("FALLACY_EXAMPLES", "200")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("FALLACY_EXAMPLES", "200")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 GROUND = views(
     predicates=("P1", "P2", "P3"),
     constants=("c1", "c2", "c3"),
