@@ -246,6 +246,13 @@ GOLDEN: list[Golden] = [
         "Answer: if the lamp isn't bright, the bell is loud",
         "{~P1(c1())P3(c3())}^{~P1(c1())}",
     ),
+    Golden("shop", "Answer: the kettle is hot, assuming the lamp is bright", IF_BRIGHT_THEN_HOT),
+    Golden(
+        "shop", "Answer: assuming that the lamp is bright, the kettle is hot", IF_BRIGHT_THEN_HOT
+    ),
+    Golden(
+        "shop", "Answer: the kettle is hot provided that the lamp is bright", IF_BRIGHT_THEN_HOT
+    ),
     # a disjunctive antecedent has no one-supposition view; "unless" a conjunction would need a
     # disjunctive supposition; "iff" is read for one literal a side: the rest unreadable on purpose
     Golden(
@@ -336,6 +343,13 @@ GOLDEN: list[Golden] = [
     Golden("shop", "Answer: the lamp is likely bright", "hedged"),
     Golden("shop", "Answer: perhaps the kettle is not hot", "hedged"),
     Golden("shop", "Answer: the lamp is bright (I think)", "hedged"),
+    # "not necessarily P" says P does not follow, not that P is false
+    Golden("shop", "Answer: the lamp is not necessarily bright", "hedged"),
+    Golden("shop", "Answer: the kettle isn't necessarily hot", "hedged"),
+    Golden("shop", "Answer: the kettle is necessarily not hot", "{~P2(c2())}"),
+    # a remark that takes the claim itself back
+    Golden("shop", "Answer: the lamp is bright, but this cannot be determined", "hedged"),
+    Golden("shop", "Answer: the lamp is bright, but that is not certain", "hedged"),
     # refusals, and replies without an answer line
     Golden("shop", "Answer: I'm sorry, but I can't help with that.", "refusal"),
     Golden("shop", "I'm sorry, I cannot answer this question.", "refusal"),

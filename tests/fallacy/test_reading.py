@@ -104,6 +104,12 @@ def test_the_golden_answers_that_state_a_claim_are_read_at_least_95_percent() ->
             "{P1(c1()),P2(c2())P3(c3())}",
             "{P1(c1())P3(c3()),P2(c2())P3(c3())}",
         ),
+        # "assuming" skipped by the lenient reading: a conditional read as a conjunction
+        (
+            "Answer: the kettle is hot, assuming the lamp is bright",
+            "{P1(c1())P2(c2())}",
+            "{P1(c1())P2(c2())}^{P1(c1())}",
+        ),
         # a second sentence on the answer line was dropped
         ("Answer: The lamp is bright. The bell is cracked.", "{P1(c1())}", "{P1(c1())P4(c3())}"),
     ],
@@ -129,6 +135,18 @@ def test_a_word_that_changes_the_logic_makes_the_answer_unreadable(answer: str, 
     reading = read_answer(answer, SHOP)
     assert reading.view is None and reading.status == "unreadable", reading
     assert reading.error is not None and word in reading.error, reading
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Answer: the lamp is not necessarily bright",  # "necessarily" was a filler: ~bright
+        "Answer: the lamp is bright, but this cannot be determined",  # the claim taken back
+    ],
+)
+def test_an_answer_that_claims_nothing_is_not_read_as_a_claim(answer: str) -> None:
+    reading = read_answer(answer, SHOP)
+    assert reading.view is None and reading.status == "hedged", reading
 
 
 def test_a_claim_with_an_unknown_remark_is_never_read_as_nothing_follows() -> None:

@@ -118,6 +118,9 @@ class _Parser:
         if self.take("given"):
             self.expect("that")
             return self._conditional()
+        if self.take("assuming", "provided", "supposing"):  # "assuming (that) A, B"
+            self.take("that")
+            return self._conditional()
         if self.take("unless"):
             antecedent = self._negated_literal(self._conjunction(stop_at_comma=True))
             self.commas()
@@ -143,6 +146,9 @@ class _Parser:
             return self._build_conditional(self._one_state(self._disjunction()), states)
         if self.take("given"):  # "B, given that A"
             self.expect("that")
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("assuming", "provided", "supposing"):  # "B, assuming (that) A"
+            self.take("that")
             return self._build_conditional(self._one_state(self._disjunction()), states)
         if self.take("unless"):  # "B unless A": if not A, then B
             return self._build_conditional(self._negated_literal(self._conjunction()), states)

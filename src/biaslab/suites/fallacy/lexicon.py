@@ -34,6 +34,7 @@ LOGIC_WORDS = frozenset(
         "given", "if", "iff", "either", "neither", "nor", "or", "not", "never", "cannot", "no",
         "all", "some", "every", "each", "any", "none", "nothing", "everything", "something",
         "except", "without", "false", "untrue", "not-both", "not-either", "not-the-case",
+        "assuming", "assume", "suppose", "supposing", "provided", "otherwise", "not-necessarily",
     }
 )  # fmt: skip
 #: words after which "can be" is the copula of a negative claim ("neither … nor … can be P",
@@ -46,6 +47,11 @@ PHRASES = {
     "such that": "such that",
     "not both": "not-both",
     "never both": "not-both",
+    # "not necessarily P" says P does not follow, not that P is false: no claim (a hedge)
+    "not necessarily": "not-necessarily",
+    "not definitely": "not-necessarily",
+    "not certainly": "not-necessarily",
+    "not surely": "not-necessarily",
     "not either": "not-either",
     "it is not the case that": "not-the-case",
     "it is not true that": "not-the-case",

@@ -81,7 +81,7 @@ HEDGES = frozenset(
     {
         "might", "may", "could", "can", "possibly", "perhaps", "probably", "likely", "unlikely",
         "maybe", "possible", "presumably", "seems", "seem", "appears", "appear", "suggests",
-        "plausibly", "conceivably",
+        "plausibly", "conceivably", "not-necessarily",
     }
 )  # fmt: skip
 #: words that change what a sentence says in ways the lenient reading cannot see
@@ -238,6 +238,12 @@ _DISCLAIMERS = _patterns(
     r"not determined|not known|uncertain)$",
     r"^(but |and )?(that is|that s|this is) (all|it)$",
 )
+#: a remark that takes the claim itself back ("…, but this cannot be determined")
+_RETRACTIONS = _patterns(
+    r"^(but |and |though |although |however |yet |so )?(this|that|it|which)( claim| conclusion)? "
+    r"(can ?not|can t|is not|isn t|may not|might not|does not|doesn t) (be )?(determined|"
+    r"certain|sure|known|concluded|established|follow|necessarily|definite|guaranteed)",
+)
 #: a remark that says why the claim holds (premise numbers, rules): not part of the claim
 _JUSTIFICATIONS = _patterns(
     r"^(because|since|as|from|by|via|using|per|according to|following|based on|due to|given "
@@ -357,6 +363,8 @@ def remark_kind(remark: str, lexicon: Lexicon) -> str:
     text = re.sub(r"^(but|and|so|though|although|however|which|yet)\s+", r"\1 ", text).strip()
     if not text:
         return ""
+    if _matches(_RETRACTIONS, text):
+        return "hedge"
     if _matches(_DISCLAIMERS, text):
         return "disclaimer"
     words = {t.value for t in tokenize(remark, lexicon) if t.kind == "word"}
