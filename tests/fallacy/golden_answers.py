@@ -188,6 +188,13 @@ GOLDEN: list[Golden] = [
         "{P1(c1())P2(c2()),P1(c1())P3(c3())P4(c3())}",
     ),
     Golden("shop", "Answer: either the lamp is bright", "unreadable"),  # an "either" with no "or"
+    # "A and B or C" without "either": which grouping? unreadable on purpose
+    Golden(
+        "shop",
+        "Answer: the lamp is bright and the kettle is hot or the bell is loud",
+        "unreadable",
+        claim=True,
+    ),
     # ambiguous: "(B or C) and D" or "B or (C and D)"? left unreadable on purpose
     Golden(
         "shop",
@@ -320,6 +327,14 @@ GOLDEN: list[Golden] = [
     Golden("shop", "Answer: nothing else can be determined", "{0}"),
     Golden("shop", "Answer: we are unable to draw any conclusion", "{0}"),
     Golden("shop", "Answer: Nothing new follows.", "{0}"),
+    Golden("shop", "Answer: we can conclude nothing", "{0}"),
+    Golden("shop", "Answer: Nothing follows; the premises are consistent.", "{0}"),
+    # "nothing follows" beside a claim is not verum
+    Golden(
+        "shop",
+        "Answer: nothing can be concluded about the lamp, but the kettle is hot",
+        "unreadable",
+    ),
     Golden("shop", "Answer: nothing necessarily follows", "{0}"),
     Golden("shop", "Answer: No valid conclusions can be drawn from these statements.", "{0}"),
     Golden("shop", "Answer: we can't conclude anything definite", "{0}"),
@@ -395,6 +410,8 @@ GOLDEN: list[Golden] = [
         "{P1(c1())}",
     ),
     Golden("shop", "Answer: the bell is cracked, since the lamp is not bright", "{P4(c3())}"),
+    Golden("shop", "Answer: the lamp is bright, but we don't know about the kettle", "{P1(c1())}"),
+    Golden("shop", "Answer: the lamp is bright, but the kettle's status is unknown", "{P1(c1())}"),
     Golden("shop", "Answer: the lamp is bright, though the kettle is hot", "{P1(c1())P2(c2())}"),
     Golden(
         "shop", "Answer: The lamp is bright, although the bell is not loud", "{P1(c1())~P3(c3())}"

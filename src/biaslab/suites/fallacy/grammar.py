@@ -55,6 +55,7 @@ class _Parser:
     prefix: list[tuple[Quantifier, str]] = field(default_factory=list)
     last_subjects: list[Term] = field(default_factory=list)
     natural_error: ParseError | None = None  # why an English quantified form did not read
+    clause_joins: int = 0  # clauses joined by "and" / a comma so far
 
     # ------------------------------------------------------------------ token helpers
 
@@ -232,6 +233,7 @@ class _Parser:
         "…, or both" is the inclusive "or" said twice. A comma and "and"/"but" after the last
         disjunct closes the disjunction: "A or B, and C" is (A or B) and C."""
         either = not self._at_either_subjects() and self.take("either")
+        joins = self.clause_joins
         states = self._conjunction(stop_at_comma)
         disjuncts = 1
         while True:
@@ -249,6 +251,10 @@ class _Parser:
             disjuncts += 1
         if either and disjuncts < 2:
             raise ParseError("'either' without 'or'")
+        if not either and disjuncts > 1 and self.clause_joins > joins:
+            # "A and B or C": (A and B) or C, or A and (B or C)? Our own English always writes
+            # "either A and B, or C"; without "either" the answer is not read.
+            raise ParseError("an ambiguous 'and' with 'or' (no 'either')")
         if disjuncts > 1 and not stop_at_comma:
             states = self._closing_conjunct(states)
         return _unique(states)
@@ -284,6 +290,7 @@ class _Parser:
                 group = self._either_group()
                 states = [a | b for a in states for b in group]
             elif joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
+                self.clause_joins += 1
                 clause = self._clause()
                 states = [a | b for a in states for b in clause]
             else:

@@ -228,7 +228,8 @@ _DISCLAIMERS = _patterns(
     r"additional)\b",
     r"^(but |and |though |although |however |yet )?(we|i|one) (can ?not|can t|are unable to|"
     r"am unable to|m unable to|don t|do not|cannot) (\w+ )?(determine|tell|say|know|conclude|"
-    r"infer|decide|deduce) (which|whether|anything|more|the rest|what else|what|how|if)\b",
+    r"infer|decide|deduce) (which|whether|anything|more|the rest|what else|what|how|if|about|"
+    r"regarding|for sure about)\b",
     r"^(but |and |though |although |however |yet )?(it is |it s )?(unknown|unclear|undetermined|"
     r"not determined|not known|uncertain|undecided|indeterminate) (which|whether|what|if|how)\b",
     r"(can ?not|can t) be (determined|concluded|inferred|deduced|known|decided|said|established)"
@@ -306,6 +307,11 @@ def read_answer(completion: str, lexicon: Lexicon) -> Reading:
             return Reading(None, "unreadable", sentence, guard)
         return Reading(view, "strict", sentence)
     if not claim_read and (says_nothing_follows(body) or says_nothing_follows(sentence)):
+        beside = _claim_beside_nothing(body, lexicon)
+        if beside is not None:
+            return Reading(
+                None, "unreadable", sentence, f"a claim beside 'nothing follows': {beside!r}"
+            )
         return Reading(MView(stage=frozenset({frozenset()})), "nothing", sentence)
     status = unparsed_status(sentence, lexicon)
     if status is not None:
@@ -317,6 +323,15 @@ def read_answer(completion: str, lexicon: Lexicon) -> Reading:
     if stop is not None and not error:
         error = f"a word that changes the logic: {stop!r}"
     return Reading(None, "unreadable", sentence, error or "unreadable")
+
+
+def _claim_beside_nothing(sentence: str, lexicon: Lexicon) -> str | None:
+    """A remark after "nothing follows" that names something and is no disclaimer or
+    justification ("nothing can be concluded about A, but B is P"): the answer is not verum."""
+    for _, remark in _claim_and_remark(sentence):
+        if remark and remark_kind(remark, lexicon) in ("other", "hedge"):
+            return remark.strip(" ,;")
+    return None
 
 
 def _logic_word(text: str, lexicon: Lexicon) -> str | None:
