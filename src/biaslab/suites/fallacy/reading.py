@@ -1,18 +1,23 @@
-"""Reading a model's reply: the answer line, the strict grammar, "nothing follows", the lenient
-reading, in that order.
+"""Reading a model's reply as a careful human coder would: the answer line, the strict grammar,
+"nothing follows", the lenient reading, in that order — and never a meaning the reply lacks.
 
 The paper had GPT-4.1-mini translate replies; its post-processing corrupted names and it turned
-refusals into "nothing follows". Here the sentence after the last ``Answer:`` line (markdown and
-lead-ins such as "we can conclude that" removed, cut at the first full stop) is read by
-:mod:`biaslab.suites.fallacy.grammar`, also without a trailing remark ("…, but we cannot determine
-which"). Only when no claim reads does a sentence saying that nothing follows read as verum (a
-legitimate answer: logic's and ETR's "nothing follows"). A sentence that says the model cannot tell
-("undecided"), refuses, or only says what *might* be ("hedged") is unparsed with that status, never
-"nothing follows" and never read leniently. Then the *lenient* reading, flagged as such, takes the
-conjunction of every (object, property, polarity) it can pair up in a sentence with no word that
-could change its logic ("or", "if", quantifier words, "false", "case" …, or a "not" before an
-object). Everything else — empty replies, replies without the line, words outside the problem — is
-unparsed.
+refusals into "nothing follows". Here the last ``Answer:`` line (markdown removed, a second
+sentence kept as "A; B") loses its lead-in ("we can conclude that …", removed in place when a
+condition precedes it) and is read by :mod:`biaslab.suites.fallacy.grammar`, whole or without a
+trailing remark — only a remark that adds no claim (a disclaimer such as "…, but nothing else
+follows", a justification such as "(by premise 2)", or one naming nothing) may be dropped; a remark
+that hedges or takes the claim back makes the answer hedged, any other keeps it unread. Only when
+no claim reads does a sentence saying that nothing follows read as verum (logic's and ETR's
+"nothing follows"), and never beside a claim. A sentence that says the model cannot tell
+("undecided"), refuses, or only says what *might* be ("hedged") is unparsed with that status.
+Then the *lenient* reading, flagged as such, takes the conjunction of every (object, property,
+polarity) it can pair up in a sentence with no word that could change its logic.
+
+The meaning guard: a reading is accepted only if the suite's own English for it reads back to the
+same view (:func:`meaning_guard`), and no word of :data:`~biaslab.suites.fallacy.lexicon.LOGIC_WORDS`
+is skipped (no filler is one, the lenient reading refuses them, a dropped lead-in or remark may
+carry none). Otherwise the answer is unreadable, with the word or construction that stopped it.
 """
 
 from __future__ import annotations
