@@ -252,7 +252,8 @@ _RETRACTIONS = _patterns(
 )
 #: a remark that says why the claim holds (premise numbers, rules): not part of the claim
 _JUSTIFICATIONS = _patterns(
-    r"^(because|since|as|from|by|via|using|per|according to|following|based on|due to|given "
+    r"^(because|since|as(?! (is|are|does|do|well|with|for)\b)|from|by|via|using|per|according to|"
+    r"following|based on|due to|given "
     r"(the |premises?|statements?)|see|cf|which follows|which is|this follows|it follows from|"
     r"this is (because|since|due|from|by)|as (shown|stated|given|per)|premises?|statements?|"
     r"steps?|modus|by (premise|statement|modus))\b",
