@@ -412,7 +412,8 @@ GOLDEN: list[Golden] = [
     Golden("shop", "Answer: the bell is cracked, since the lamp is not bright", "{P4(c3())}"),
     Golden("shop", "Answer: the lamp is bright, but we don't know about the kettle", "{P1(c1())}"),
     # "as is B" adds a claim: not dropped as a justification would be
-    Golden("shop", "Answer: The lamp is bright, as is the kettle", "unreadable", claim=True),
+    Golden("shop", "Answer: The lamp is bright, as is the kettle", "{P1(c1())P1(c2())}"),
+    Golden("shop", "Answer: the bell is loud, and so is the lamp", "{P3(c3())P3(c1())}"),
     Golden("shop", "Answer: the lamp is bright, as premise 1 says", "{P1(c1())}"),
     Golden("shop", "Answer: the lamp is bright, but the kettle's status is unknown", "{P1(c1())}"),
     Golden("shop", "Answer: the lamp is bright, though the kettle is hot", "{P1(c1())P2(c2())}"),

@@ -56,6 +56,8 @@ class _Parser:
     last_subjects: list[Term] = field(default_factory=list)
     natural_error: ParseError | None = None  # why an English quantified form did not read
     clause_joins: int = 0  # clauses joined by "and" / a comma so far
+    #: the predicates of the last plain clause, for "…, as is B" / "…, and so is B"
+    last_predicates: list[list[tuple[str, bool]]] | None = None
 
     # ------------------------------------------------------------------ token helpers
 
@@ -289,6 +291,15 @@ class _Parser:
             if joined and self.at("either") and not self._at_either_subjects():
                 group = self._either_group()
                 states = [a | b for a in states for b in group]
+            elif joined and self._at_ellipsis():  # "A is P, as is B" / "A is P, and so is B"
+                self.take("as")
+                self.expect("is")
+                subject = self._subject()
+                if self.last_predicates is None or len(self.last_predicates) != 1:
+                    raise ParseError("'as is' after a clause without one list of properties")
+                self.clause_joins += 1
+                clause = _product(_apply([subject], self.last_predicates))
+                states = [a | b for a in states for b in clause]
             elif joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
                 self.clause_joins += 1
                 clause = self._clause()
@@ -296,6 +307,10 @@ class _Parser:
             else:
                 self.pos = save
                 return states
+
+    def _at_ellipsis(self) -> bool:
+        offset = 1 if self.at("as") else 0
+        return self.at("is", offset=offset) and self._next_is_subject(offset + 1)
 
     def _either_group(self) -> DNF:
         """ "either B or C" inside a conjunction: clauses joined by "or"; a bare "and" right after
@@ -331,6 +346,7 @@ class _Parser:
     # ------------------------------------------------------------------ clauses
 
     def _clause(self) -> DNF:
+        self.last_predicates = None
         if self.take("neither"):
             first = self._subject()
             self.expect("nor")
@@ -384,7 +400,9 @@ class _Parser:
                     for p, _ in properties
                 ]
             )
-        return _product(_apply(subjects, self._predicates()))
+        predicates = self._predicates()
+        self.last_predicates = predicates
+        return _product(_apply(subjects, predicates))
 
     def _alternative_subjects(self) -> DNF:
         """ "(at least one of / either) A or B is P": one alternative per subject."""
