@@ -371,6 +371,7 @@ GOLDEN: list[Golden] = [
     Golden("shop", "Answer: I refuse to answer", "refusal"),
     Golden("shop", "Answer: As an AI language model, I will not speculate", "refusal"),
     Golden("shop", "I won't answer this.", "refusal"),
+    Golden("shop", "Answer: I'm sorry, but I cannot determine anything from this", "refusal"),
     Golden("shop", "The lamp is bright.", "no_answer"),
     Golden("shop", "", "no_answer"),
     Golden("shop", "Let me think. The lamp is bright, so the kettle is hot.", "no_answer"),

@@ -312,6 +312,8 @@ def read_answer(completion: str, lexicon: Lexicon) -> Reading:
         if guard is not None:
             return Reading(None, "unreadable", sentence, guard)
         return Reading(view, "strict", sentence)
+    if _matches(_REFUSAL, sentence):  # "I'm sorry, but I cannot …" is never "nothing follows"
+        return Reading(None, "refusal", sentence, "refusal answer")
     if not claim_read and (says_nothing_follows(body) or says_nothing_follows(sentence)):
         beside = _claim_beside_nothing(body, lexicon)
         if beside is not None:
