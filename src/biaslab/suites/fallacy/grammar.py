@@ -5,9 +5,15 @@ use:
     sentence   := "nothing follows"-like | prefix* (conditional | disjunction ("but not both")?)
                 | "it is not the case that" disjunction                     (De Morgan)
     prefix     := "for all" VAR | "there is some" VAR "such that"            (also every/each/exists)
-    conditional:= "if" conjunction ","? "then"? disjunction
-    disjunction:= "either"? conjunction ("or" conjunction)*
-    conjunction:= clause (("and" | "but" | ",") clause)*
+    conditional:= ("if" | "whenever" | "when" | "given that" | "assuming that") conjunction ","?
+                  "then"? disjunction
+                | disjunction ("if" | "whenever" | ", given that" | ", assuming") conjunction
+                | conjunction ("only if" | "implies (that)") disjunction
+                | disjunction "unless" literal | "unless" literal "," disjunction   (if not …)
+                | literal "if and only if" literal                   (both, or neither)
+    disjunction:= "either"? conjunction ("or" conjunction)* (", or both")? ("," "and" conjunction)?
+    conjunction:= clause (("and" | "but" | ",") (clause | "either" clause ("or" clause)+
+                                                 | "as is" subject))*
     clause     := subjects copula predicates
                 | "neither" S "nor" S copula predicates | "at least one of" S "or" S copula P
     subjects   := subject ("and" subject)*       ("the ace and the king are red": both are)
@@ -15,8 +21,13 @@ use:
                 | "neither" P "nor" P | "not either" P "or" P | "not both" P "and" P
     subject    := object | variable | "it" (the last subject)
 
-"and" binds tighter than "or"; after "and"/"or" a property continues the predicate list and a
-subject starts a new clause. A "not" negates the one property after it ("not P and Q" is ~P ∧ Q,
+"and" binds tighter than "or" only where "either" marks the grouping ("either A and B, or C", as
+the premises are written); "A and B or C" without it is ambiguous and not read, and "A or B, and
+C" is (A or B) and C. After "and"/"or" a property continues the predicate list and a subject
+starts a new clause. "both" is read, never skipped: "both A and B are P", "A and B are both (not)
+P", "A is both P and Q"; "not both" / "cannot both be" / "never both" negate the list; "both" with
+one subject and one property, "either" without "or" and "not not" are errors.
+A "not" negates the one property after it ("not P and Q" is ~P ∧ Q,
 "not P or Q" is ~P ∨ Q); "not both" and "not either" negate the whole list after them ("A and B
 are not both P" is ~P(A) ∨ ~P(B); "A is not either P or Q" is ~P(A) ∧ ~Q(A)). Modal words: "must"
 (and "necessarily", "definitely" …) asserts the bare claim; "might", "may", "could", "possibly" …
