@@ -140,7 +140,7 @@ def test_lenient_reading_is_flagged() -> None:
         "Answer: the ace red, the king not striped",
         "Answer: the ace is clearly red and not the king",  # a negation before an object
         "Answer: it is wrong that the ace is red",  # a word that changes the logic
-        "Answer: the ace is red because of what the premises say about it",  # too many unknowns
+        "Answer: the ace is red whatever the king turns out to be about it",  # too many unknowns
         "Answer: every card is red, we know",
     ],
 )
@@ -153,7 +153,7 @@ def test_the_lenient_reading_does_not_turn_garbage_into_a_formula(answer: str) -
     ("answer", "status"),
     [
         ("Answer: I can't tell", "undecided"),
-        ("Answer: It cannot be determined from the premises", "undecided"),
+        ("Answer: whether the ace is red cannot be determined", "undecided"),
         ("Answer: unknown", "undecided"),
         ("Answer: There is not enough information", "undecided"),
         ("Answer: I don't know", "undecided"),

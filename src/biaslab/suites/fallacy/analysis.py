@@ -47,11 +47,17 @@ from biaslab.stats import (
     two_proportion_ztest,
     wilson_interval,
 )
+from biaslab.suites.fallacy.audit import (
+    REPORT_SAMPLE_SIZE,
+    REPORT_SEED,
+    ReadingSample,
+    sample_readings,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2  # 2: every reply kind counted, a sample of answers per kind
 EXCLUSION_THRESHOLD = 0.20  # the paper excludes a model above 20% parse failures
 REQUIRED = ("model", "item_id", "parsed", "correct")
 DECISIONS = (
@@ -101,6 +107,9 @@ class ModelRow(_Model):
     undecided: int = 0  # unparsed: "I can't tell", "cannot be determined", "unknown"
     hedged: int = 0  # unparsed: "might", "could", "possibly" (a possibility, not a conclusion)
     refusals: int = 0  # unparsed: a refusal to answer
+    strict: int = 0  # parsed by the grammar
+    no_answer: int = 0  # unparsed: no "Answer:" line
+    unreadable: int = 0  # unparsed: words outside the problem or the grammar, or a guarded word
     correct: int
     accuracy: float | None  # correct / parsed
     incorrect: int
@@ -187,6 +196,8 @@ class FallacyResults(_Model):
     reversal: tuple[ReversalRow, ...]
     accuracy_summary: AccuracySummary
     capability: CapabilityResults | None = None
+    #: a seeded sample of answers of every reply kind with what each was read as (the audit)
+    reading_samples: tuple[ReadingSample, ...] = ()
     decisions: tuple[str, ...] = DECISIONS
 
 
@@ -319,6 +330,9 @@ def _model_row(model: str, order: str, group: pd.DataFrame) -> ModelRow:
         undecided=int((group["parse_status"] == "undecided").sum()),
         hedged=int((group["parse_status"] == "hedged").sum()),
         refusals=int((group["parse_status"] == "refusal").sum()),
+        strict=int((parsed["parse_mode"] == "strict").sum()),
+        no_answer=int((group["parse_status"] == "no_answer").sum()),
+        unreadable=int((group["parse_status"] == "unreadable").sum()),
         correct=int(parsed["correct"].sum()),
         accuracy=float(parsed["correct"].mean()) if len(parsed) else None,
         incorrect=len(incorrect),
@@ -416,6 +430,7 @@ def analyze(frame: pd.DataFrame) -> FallacyResults:
         rows=tuple(rows),
         reversal=tuple(_reversal(data)),
         accuracy_summary=_accuracy_summary(rows),
+        reading_samples=sample_readings(data, REPORT_SAMPLE_SIZE, REPORT_SEED),
     )
 
 

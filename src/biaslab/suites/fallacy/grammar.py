@@ -5,9 +5,15 @@ use:
     sentence   := "nothing follows"-like | prefix* (conditional | disjunction ("but not both")?)
                 | "it is not the case that" disjunction                     (De Morgan)
     prefix     := "for all" VAR | "there is some" VAR "such that"            (also every/each/exists)
-    conditional:= "if" conjunction ","? "then"? disjunction
-    disjunction:= "either"? conjunction ("or" conjunction)*
-    conjunction:= clause (("and" | "but" | ",") clause)*
+    conditional:= ("if" | "whenever" | "when" | "given that" | "assuming that") conjunction ","?
+                  "then"? disjunction
+                | disjunction ("if" | "whenever" | ", given that" | ", assuming") conjunction
+                | conjunction ("only if" | "implies (that)") disjunction
+                | disjunction "unless" literal | "unless" literal "," disjunction   (if not …)
+                | literal "if and only if" literal                   (both, or neither)
+    disjunction:= "either"? conjunction ("or" conjunction)* (", or both")? ("," "and" conjunction)?
+    conjunction:= clause (("and" | "but" | ",") (clause | "either" clause ("or" clause)+
+                                                 | "as is" subject))*
     clause     := subjects copula predicates
                 | "neither" S "nor" S copula predicates | "at least one of" S "or" S copula P
     subjects   := subject ("and" subject)*       ("the ace and the king are red": both are)
@@ -15,8 +21,13 @@ use:
                 | "neither" P "nor" P | "not either" P "or" P | "not both" P "and" P
     subject    := object | variable | "it" (the last subject)
 
-"and" binds tighter than "or"; after "and"/"or" a property continues the predicate list and a
-subject starts a new clause. A "not" negates the one property after it ("not P and Q" is ~P ∧ Q,
+"and" binds tighter than "or" only where "either" marks the grouping ("either A and B, or C", as
+the premises are written); "A and B or C" without it is ambiguous and not read, and "A or B, and
+C" is (A or B) and C. After "and"/"or" a property continues the predicate list and a subject
+starts a new clause. "both" is read, never skipped: "both A and B are P", "A and B are both (not)
+P", "A is both P and Q"; "not both" / "cannot both be" / "never both" negate the list; "both" with
+one subject and one property, "either" without "or" and "not not" are errors.
+A "not" negates the one property after it ("not P and Q" is ~P ∧ Q,
 "not P or Q" is ~P ∨ Q); "not both" and "not either" negate the whole list after them ("A and B
 are not both P" is ~P(A) ∨ ~P(B); "A is not either P or Q" is ~P(A) ∧ ~Q(A)). Modal words: "must"
 (and "necessarily", "definitely" …) asserts the bare claim; "might", "may", "could", "possibly" …
@@ -54,6 +65,10 @@ class _Parser:
     bound: dict[str, Quantifier] = field(default_factory=dict)
     prefix: list[tuple[Quantifier, str]] = field(default_factory=list)
     last_subjects: list[Term] = field(default_factory=list)
+    natural_error: ParseError | None = None  # why an English quantified form did not read
+    clause_joins: int = 0  # clauses joined by "and" / a comma so far
+    #: the predicates of the last plain clause, for "…, as is B" / "…, and so is B"
+    last_predicates: list[list[tuple[str, bool]]] | None = None
 
     # ------------------------------------------------------------------ token helpers
 
@@ -95,22 +110,94 @@ class _Parser:
         natural = self._natural_quantified()
         if natural is not None:
             return natural
-        while self._quantifier():
-            pass
-        self.commas()
-        if self.take("if"):
-            view = self._conditional()
-        else:
-            states = self._disjunction()
+        try:
+            while self._quantifier():
+                pass
             self.commas()
-            if self.take("but", "and"):
-                if not self.take("not-both"):
-                    raise ParseError(f"unexpected {self._where()}")
-                states = _exclusive(states)
-            view = MView.build(states, (), self.prefix)
-        if not self.done():
-            raise ParseError(f"unexpected {self._where()}")
+            view = self._body()
+            if not self.done():
+                raise ParseError(f"unexpected {self._where()}")
+        except ParseError:
+            if self.natural_error is not None:  # "all cards are not red": say what stopped it
+                raise self.natural_error from None
+            raise
         return view
+
+    def _body(self) -> MView:
+        """A claim or a conditional in any of its English orders: "if A, B", "whenever A, B",
+        "given that A, B", "unless A, B", "B if A", "B whenever A", "B, given that A", "B unless
+        A", "A only if B", "A implies that B"."""
+        if self.take("if", "whenever", "when"):
+            return self._conditional()
+        if self.take("given"):
+            self.expect("that")
+            return self._conditional()
+        if self.take("assuming", "provided", "supposing"):  # "assuming (that) A, B"
+            self.take("that")
+            return self._conditional()
+        if self.take("unless"):
+            antecedent = self._negated_literal(self._conjunction(stop_at_comma=True))
+            self.commas()
+            self.take("then")
+            return self._build_conditional(antecedent, self._disjunction())
+        states = self._disjunction()
+        save = self.pos
+        self.commas()
+        if self.take("only"):  # "A only if B": if A, then B
+            self.expect("if")
+            return self._build_conditional(self._one_state(states), self._disjunction())
+        if self.take("implies", "imply", "means"):  # "A implies (that) B"
+            self.take("that")
+            return self._build_conditional(self._one_state(states), self._disjunction())
+        if self.take("iff") or (
+            self.at("if") and self.at("and", offset=1) and self.at("only", offset=2)
+        ):
+            if self.take("if"):
+                self.pos += 2
+                self.expect("if")
+            return self._biconditional(states, self._disjunction())
+        if self.take("if", "whenever", "when"):  # "B if A"
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("given"):  # "B, given that A"
+            self.expect("that")
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("assuming", "provided", "supposing"):  # "B, assuming (that) A"
+            self.take("that")
+            return self._build_conditional(self._one_state(self._disjunction()), states)
+        if self.take("unless"):  # "B unless A": if not A, then B
+            return self._build_conditional(self._negated_literal(self._conjunction()), states)
+        if self.take("but", "and"):
+            if not self.take("not-both"):
+                raise ParseError(f"unexpected {self._where()}")
+            return MView.build(_exclusive(states), (), self.prefix)
+        self.pos = save
+        return MView.build(states, (), self.prefix)
+
+    @staticmethod
+    def _one_state(states: DNF) -> frozenset[Literal]:
+        if len(states) != 1:
+            raise ParseError("an antecedent with 'or' is not supported")
+        return states[0]
+
+    @staticmethod
+    def _negated_literal(states: DNF) -> frozenset[Literal]:
+        """The antecedent of "B unless A": not A, for an A of one literal (the negation of a
+        longer A would be a disjunction, which no one supposition holds)."""
+        if len(states) != 1 or len(states[0]) != 1:
+            raise ParseError("'unless' with more than one literal is not supported")
+        (literal,) = states[0]
+        return frozenset({literal.negated()})
+
+    def _biconditional(self, left: DNF, right: DNF) -> MView:
+        """ "A if and only if B" for one literal on each side: A and B, or neither (PyETR's own
+        view of a biconditional); a longer side would make its negation a disjunction."""
+        if any(len(side) != 1 or len(side[0]) != 1 for side in (left, right)):
+            raise ParseError("'if and only if' with more than one literal a side is not supported")
+        (a,), (b,) = left[0], right[0]
+        return MView.build([{a, b}, {a.negated(), b.negated()}], (), self.prefix)
+
+    def _build_conditional(self, supposition: frozenset[Literal], consequent: DNF) -> MView:
+        return MView.build([supposition | state for state in consequent], supposition, self.prefix)
 
     def _negated_sentence(self) -> MView:
         """'it is not the case that S' for a sentence S without quantifiers or 'if': the negation
@@ -148,53 +235,129 @@ class _Parser:
 
     def _conditional(self) -> MView:
         antecedent = self._disjunction(stop_at_comma=True)
-        if len(antecedent) != 1:
-            raise ParseError("an antecedent with 'or' is not supported")
+        supposition = self._one_state(antecedent)
         self.commas()
         self.take("then")
         self.commas()
-        consequent = self._disjunction()
-        (supposition,) = antecedent
-        return MView.build([supposition | state for state in consequent], supposition, self.prefix)
+        return self._build_conditional(supposition, self._disjunction())
 
     def _disjunction(self, stop_at_comma: bool = False) -> DNF:
-        if not self._at_either_subjects():
-            self.take("either")
+        """Disjuncts joined by "or" ("either" first is optional, but "either" needs an "or");
+        "…, or both" is the inclusive "or" said twice. A comma and "and"/"but" after the last
+        disjunct closes the disjunction: "A or B, and C" is (A or B) and C."""
+        either = not self._at_either_subjects() and self.take("either")
+        joins = self.clause_joins
         states = self._conjunction(stop_at_comma)
+        disjuncts = 1
         while True:
             save = self.pos
             if not stop_at_comma:
                 self.commas()
-            if self.take("or"):
-                states = states + self._conjunction(stop_at_comma)
-            else:
+            if not self.take("or"):
                 self.pos = save
-                return _unique(states)
+                break
+            if self.take("both"):
+                if len(states) < 2:
+                    raise ParseError("'or both' without two alternatives")
+                break
+            states = states + self._conjunction(stop_at_comma, after_or=True)
+            disjuncts += 1
+        if either and disjuncts < 2:
+            raise ParseError("'either' without 'or'")
+        if not either and disjuncts > 1 and self.clause_joins > joins:
+            # "A and B or C": (A and B) or C, or A and (B or C)? Our own English always writes
+            # "either A and B, or C"; without "either" the answer is not read.
+            raise ParseError("an ambiguous 'and' with 'or' (no 'either')")
+        if disjuncts > 1 and not stop_at_comma:
+            states = self._closing_conjunct(states)
+        return _unique(states)
 
-    def _conjunction(self, stop_at_comma: bool = False) -> DNF:
+    def _closing_conjunct(self, states: DNF) -> DNF:
+        """ "A or B, and C": C conjoined with the whole disjunction (a comma is required; without
+        one, "and" binds tighter, as in the premises' own "either A, or B and C")."""
+        save = self.pos
+        comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
+        self.commas()
+        if comma and (self.take("and", "but") or True) and self._starts_clause():
+            conjunct = self._conjunction()
+            states = [a | b for a in states for b in conjunct]
+            if self.at("or"):
+                raise ParseError("an ambiguous 'or' after '…, and …'")
+            return states
+        self.pos = save
+        return states
+
+    def _conjunction(self, stop_at_comma: bool = False, after_or: bool = False) -> DNF:
+        """Clauses joined by "and"/"but"/a comma, and "either B or C" as one conjunct ("A, and
+        either B or C"). After an "or", a comma ends the disjunct (see :meth:`_disjunction`)."""
         states = self._clause()
         while True:
             save = self.pos
+            comma = self.peek() is not None and self.peek().kind == "comma"  # type: ignore[union-attr]
+            if comma and after_or:
+                return states
             if not stop_at_comma:
                 self.commas()
             joined = self.take("and", "but", "while", "whereas") or self.pos > save
-            if joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
-                states = [a | b for a in states for b in self._clause()]
+            if joined and self.at("either") and not self._at_either_subjects():
+                group = self._either_group()
+                states = [a | b for a in states for b in group]
+            elif joined and self._at_ellipsis():  # "A is P, as is B" / "A is P, and so is B"
+                self.take("as")
+                self.expect("is")
+                subject = self._subject()
+                if self.last_predicates is None or len(self.last_predicates) != 1:
+                    raise ParseError("'as is' after a clause without one list of properties")
+                self.clause_joins += 1
+                clause = _product(_apply([subject], self.last_predicates))
+                states = [a | b for a in states for b in clause]
+            elif joined and self._starts_clause():  # "A is P, and B is Q" / "A is P; B is Q"
+                self.clause_joins += 1
+                clause = self._clause()
+                states = [a | b for a in states for b in clause]
             else:
                 self.pos = save
                 return states
+
+    def _at_ellipsis(self) -> bool:
+        offset = 1 if self.at("as") else 0
+        return self.at("is", offset=offset) and self._next_is_subject(offset + 1)
+
+    def _either_group(self) -> DNF:
+        """ "either B or C" inside a conjunction: clauses joined by "or"; a bare "and" right after
+        it would be ambiguous ("A and either B or C and D")."""
+        self.expect("either")
+        states = self._clause()
+        disjuncts = 1
+        while True:
+            save = self.pos
+            self.commas()
+            if self.take("or") and self._starts_clause():
+                states = states + self._clause()
+                disjuncts += 1
+            else:
+                self.pos = save
+                break
+        if disjuncts < 2:
+            raise ParseError("'either' without 'or'")
+        if self.at("and", "but", "or"):
+            raise ParseError(f"an ambiguous {self._where()} after 'either … or …'")
+        return _unique(states)
 
     def _starts_clause(self) -> bool:
         token = self.peek()
         if token is None:
             return False
-        return token.kind in ("obj", "var") or self.at(
-            "it", "they", "neither", "at least one of", "the"
+        return (
+            token.kind in ("obj", "var")
+            or self.at("it", "they", "neither", "at least one of", "the", "both")
+            or self._at_either_subjects()
         )
 
     # ------------------------------------------------------------------ clauses
 
     def _clause(self) -> DNF:
+        self.last_predicates = None
         if self.take("neither"):
             first = self._subject()
             self.expect("nor")
@@ -203,19 +366,10 @@ class _Parser:
             predicates = self._predicates()
             return _product(_apply([first, second], predicates, negate=True))
         if self.take("at least one of") or self._either_subjects():
-            subjects = [self._subject()]
-            while self.take("or", "and"):
-                subjects.append(self._subject())
-            self._copula()
-            alternatives = self._predicates()
-            return _unique(
-                [
-                    frozenset(_lit(p, term, pos) for p, pos in conj)
-                    for group in subjects
-                    for term in group
-                    for conj in alternatives
-                ]
-            )
+            return self._alternative_subjects()
+        both = self.take("both")  # "both the ace and the king are red"
+        if not both and self._at_or_subjects():  # "the ace or the king is red": at least one
+            return self._alternative_subjects()
         subjects = [self._subject()]
         while True:
             save = self.pos
@@ -227,12 +381,29 @@ class _Parser:
                 break
             subjects.append(self._subject())
         self.last_subjects = [term for group in subjects for term in group]
+        if both and len(self.last_subjects) < 2:
+            raise ParseError("'both' before one subject")
         self._copula()
+        if self.at("both", "all"):
+            # "the ace and the king are both (not) red", "the ace is both red and striped", "the
+            # ace, the king and the ten are all red": the word repeats what "and" says; anywhere
+            # else it is not understood
+            word = self.peek().value  # type: ignore[union-attr]
+            self.pos += 1
+            predicates = self._predicates()
+            two_subjects = len(self.last_subjects) >= 2
+            if len(predicates) != 1 or not (
+                two_subjects or (word == "both" and len(predicates[0]) > 1)
+            ):
+                raise ParseError(f"'{word}' without two subjects or two properties joined by 'and'")
+            return _product(_apply(subjects, predicates))
         if self.take("not-both"):
             # "A and B are not both P": not (P(A) and P(B)); "A is not both P and Q" likewise
             properties = self._property_list()
             if any(not positive for _, positive in properties):
                 raise ParseError("a negation inside 'not both'")
+            if len(self.last_subjects) * len(properties) < 2:
+                raise ParseError("'not both' of one subject and one property")
             return _unique(
                 [
                     frozenset({_lit(p, term, False)})
@@ -240,7 +411,33 @@ class _Parser:
                     for p, _ in properties
                 ]
             )
-        return _product(_apply(subjects, self._predicates()))
+        predicates = self._predicates()
+        self.last_predicates = predicates
+        return _product(_apply(subjects, predicates))
+
+    def _alternative_subjects(self) -> DNF:
+        """ "(at least one of / either) A or B is P": one alternative per subject."""
+        subjects = [self._subject()]
+        while self.take("or", "and"):
+            subjects.append(self._subject())
+        self._copula()
+        alternatives = self._predicates()
+        return _unique(
+            [
+                frozenset(_lit(p, term, pos) for p, pos in conj)
+                for group in subjects
+                for term in group
+                for conj in alternatives
+            ]
+        )
+
+    def _at_or_subjects(self) -> bool:
+        offset = 1 if self.at("the") else 0
+        return (
+            self._subject_token(self.peek(offset))
+            and self.at("or", offset=offset + 1)
+            and self._next_is_subject(offset + 2)
+        )
 
     def _either_subjects(self) -> bool:
         """'either the ace or the king is red' (a disjunction over subjects), as opposed to a
@@ -302,6 +499,8 @@ class _Parser:
             properties = [self._property(True)]
             while self.take("or"):
                 properties.append(self._property(True))
+            if len(properties) < 2:
+                raise ParseError("'either' without 'or'")
             return [properties]
         # a "not" scopes over the property right after it only: "not P and Q" is ~P and Q
         negated = self.take(*NEGATIONS)
@@ -309,6 +508,8 @@ class _Parser:
             alternatives = [[self._property(negated)]]
             while self.take("or"):
                 alternatives.append([self._property(negated)])
+            if len(alternatives) < 2:
+                raise ParseError("'either' without 'or'")
             return alternatives
         if self.take("neither"):
             first = self._property(True)
@@ -338,7 +539,10 @@ class _Parser:
         return token is not None and token.kind == "prop"
 
     def _property(self, negated: bool) -> tuple[str, bool]:
-        negated = self.take(*NEGATIONS) or negated
+        if self.take(*NEGATIONS):
+            if negated:
+                raise ParseError("a double negation")  # "not not red" is never read as "not red"
+            negated = True
         self.take("a", "an")
         token = self.peek()
         if token is None or token.kind != "prop":
@@ -356,7 +560,8 @@ class _Parser:
         start = self.pos
         try:
             view = self._natural()
-        except ParseError:
+        except ParseError as exc:
+            self.natural_error = exc
             view = None
         if view is None or not self.done():
             self.pos = start
@@ -368,6 +573,8 @@ class _Parser:
     def _natural(self) -> MView | None:
         variable = next(v for v in VARIABLE_NAMES if v not in self.bound)
         term = Term(variable, True)
+        if self.at(*NEGATIONS) and self.at("every", "all", "everything", offset=1):
+            return self._not_every(term)
         if self.take("something", "someone", "some") or self._there_is_a():
             before, relative = self._restriction()
             if relative is None:
@@ -380,6 +587,9 @@ class _Parser:
             before, relative = self._restriction()
             antecedent = [_lit(p, term, pos) for p, pos in before + (relative or [])]
             self._copula()
+            if universal and self.at(*NEGATIONS, "not-both", "not-either"):
+                # "all cards are not red": "none is" or "not all are"? Not read either way.
+                raise ParseError("'all … are not' is ambiguous")
             body = self._property_list()
             if not universal:
                 if len(body) != 1:
@@ -390,6 +600,22 @@ class _Parser:
                 return MView.build([consequent], (), [("forall", variable)])
             return MView.build([antecedent + consequent], antecedent, [("forall", variable)])
         return None
+
+    def _not_every(self, term: Term) -> MView:
+        """ "not every card that is P is Q" / "not all P cards are Q": some P card is not Q (for a
+        Q of one literal: "not every card is P and Q" would be a disjunction under "some")."""
+        self.pos += 2
+        before, relative = self._restriction()
+        self._copula()
+        if self.at(*NEGATIONS, "not-both", "not-either"):
+            raise ParseError("'not every … is not' is not supported")
+        body = self._property_list()
+        if len(body) != 1:
+            raise ParseError("'not every … is P and Q' is not a conjunction of literals")
+        ((predicate, positive),) = body
+        literals = [_lit(p, term, pos) for p, pos in before + (relative or [])]
+        literals.append(_lit(predicate, term, not positive))
+        return MView.build([literals], (), [("exists", term.name)])
 
     def _there_is_a(self) -> bool:
         if (

@@ -16,21 +16,42 @@ from biaslab.suites.fallacy.themes import Names, normalise
 from biaslab.suites.fallacy.views import VARIABLE_NAMES
 
 GENERIC_KINDS = ("thing", "things", "object", "objects", "one", "ones", "item", "items")
-COPULAS = {"is": "is", "are": "is", "be": "is", "s": "is"}
-#: words that carry no logical content where they occur ("the ace must be red", "both are")
+COPULAS = {"is": "is", "are": "is", "be": "is", "s": "is", "being": "is"}
+#: words that carry no logical content where they occur ("the ace must be red"). "both" is not
+#: one: "cannot both be" and "both are not" say different things, so the grammar reads it.
 FILLERS = frozenset(
     {
-        "also", "both", "definitely", "certainly", "necessarily", "surely", "clearly", "indeed",
+        "also", "definitely", "certainly", "necessarily", "surely", "clearly", "indeed",
         "still", "must", "therefore", "thus", "hence", "so", "always", "actually", "in", "fact",
     }
 )  # fmt: skip
 NEGATIONS = frozenset({"not", "never"})
+#: words that change what a sentence says: a reading may never skip one (the meaning guard in
+#: :mod:`biaslab.suites.fallacy.reading`); none of them is a filler
+LOGIC_WORDS = frozenset(
+    {
+        "both", "only", "unless", "implies", "imply", "implied", "means", "whenever", "when",
+        "given", "if", "iff", "either", "neither", "nor", "or", "not", "never", "cannot", "no",
+        "all", "some", "every", "each", "any", "none", "nothing", "everything", "something",
+        "except", "without", "false", "untrue", "not-both", "not-either", "not-the-case",
+        "assuming", "assume", "suppose", "supposing", "provided", "otherwise", "not-necessarily",
+    }
+)  # fmt: skip
+#: words after which "can be" is the copula of a negative claim ("neither … nor … can be P",
+#: "no card can be P"); elsewhere "can be P" only claims a possibility
+_NEGATIVE_OPENERS = frozenset({"neither", "nor", "no", "none", "nothing", "nobody"})
 #: phrases that are one grammar word: "not both" / "not either" scope over a whole list, and the
 #: sentence negations scope over the whole sentence
 PHRASES = {
     "at least one of": "at least one of",
     "such that": "such that",
     "not both": "not-both",
+    "never both": "not-both",
+    # "not necessarily P" says P does not follow, not that P is false: no claim (a hedge)
+    "not necessarily": "not-necessarily",
+    "not definitely": "not-necessarily",
+    "not certainly": "not-necessarily",
+    "not surely": "not-necessarily",
     "not either": "not-either",
     "it is not the case that": "not-the-case",
     "it is not true that": "not-the-case",
@@ -133,9 +154,22 @@ def _contractions(words: list[str]) -> list[str]:
 
 
 def _negated_copulas(words: list[str]) -> list[str]:
+    """ "must not be" / "cannot be" -> "is not"; "cannot both be" -> "is not both"; "can be" ->
+    "is" right after a negative opener ("neither the ace nor the king can be red")."""
     out: list[str] = []
+    negative_opener = False
     for word in words:
-        if word == "be" and out and out[-1] in ("not", "cannot"):
+        if word in _NEGATIVE_OPENERS:
+            negative_opener = True
+        elif (word in COPULAS and word != "be") or word == ",":
+            negative_opener = False
+        if word == "be" and len(out) > 1 and out[-1] == "both" and out[-2] in ("not", "cannot"):
+            start = len(out) - 3 if out[-2] == "not" and len(out) > 2 and out[-3] == "can" else -2
+            out[start:] = ["is", "not", "both"]  # "cannot both be P": not both
+        elif word == "be" and out and out[-1] == "can" and negative_opener:
+            out[-1] = "is"
+            negative_opener = False
+        elif word == "be" and out and out[-1] in ("not", "cannot"):
             if out[-1] == "not" and len(out) > 1 and out[-2] == "can":
                 out.pop()
             out[-1] = "is"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from biaslab.report.tables import fmt, markdown_table, text_table
 from biaslab.suites.fallacy.analysis import FallacyResults
+from biaslab.suites.fallacy.audit import REPORT_SAMPLE_SIZE, REPORT_SEED, readings_markdown
 
 _RATE_HEADER = (
     "model",
@@ -56,8 +57,8 @@ def _rate_rows(results: FallacyResults) -> list[list[object]]:
 
 
 _READING_HEADER = (
-    "model", "order", "n", "lenient", "nothing follows", "undecided", "hedged", "refusals",
-    "other unparsed",
+    "model", "order", "n", "strict", "lenient", "nothing follows", "undecided", "hedged",
+    "refusals", "no answer line", "unreadable", "other",
 )  # fmt: skip
 
 
@@ -68,12 +69,24 @@ def _reading_rows(results: FallacyResults) -> list[list[object]]:
             r.model,
             r.order,
             r.n,
+            r.strict,
             r.lenient,
             r.nothing_follows,
             r.undecided,
             r.hedged,
             r.refusals,
-            r.unparsed - r.undecided - r.hedged - r.refusals,
+            r.no_answer,
+            r.unreadable,
+            # answers without a recorded kind (files written before kinds were recorded)
+            r.n
+            - r.strict
+            - r.lenient
+            - r.nothing_follows
+            - r.undecided
+            - r.hedged
+            - r.refusals
+            - r.no_answer
+            - r.unreadable,
         ]
         for r in results.rows
     ]
@@ -211,6 +224,15 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         "*Lenient* readings (the conjunction of the object-property pairs) are parsed and flagged.",
         markdown_table(_READING_HEADER, _reading_rows(results)),
     ]
+    if results.reading_samples:
+        parts += [
+            "### Audit: answers of every kind and how they were read",
+            f"Up to {REPORT_SAMPLE_SIZE} answers of each reply kind, drawn at random (seed "
+            f"{REPORT_SEED}), each with its answer line, the reading in the problem's own words "
+            "and, for an unparsed answer, why it was not read. Check a few: the reader must never "
+            "turn an answer into a claim it does not make.",
+            readings_markdown(results.reading_samples),
+        ]
     if results.reversal:
         parts += [
             "### Premise-order reversal (the paper's Table 4)",

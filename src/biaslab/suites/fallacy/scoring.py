@@ -16,11 +16,13 @@ from __future__ import annotations
 from typing import Any
 from typing import Literal as TypingLiteral
 
+from biaslab.errors import BiaslabError
 from biaslab.records import OpenAnswerRecord
 from biaslab.schema import Item, Turn
 from biaslab.suites.fallacy import workers
 from biaslab.suites.fallacy.lexicon import Lexicon
 from biaslab.suites.fallacy.reading import read_answer
+from biaslab.suites.fallacy.render import view_text
 from biaslab.suites.fallacy.themes import Names, get_theme
 from biaslab.suites.fallacy.views import MView, parse_pyetr
 
@@ -35,6 +37,8 @@ class FallacyRecord(OpenAnswerRecord):
     parse_status: str | None = None
     lenient: bool = False
     sentence: str = ""
+    #: the reading in the suite's own English (how it was read, for an audit of the reader)
+    read_as: str | None = None
     parse_error: str | None = None
     #: the answer's shape, for its chance level: conjunction (of ground literals) | disjunction |
     #: conditional | quantified | nothing; answer_literals = its number of literals
@@ -78,6 +82,14 @@ def answer_shape(view: MView) -> str:
     return "conjunction" if len(view.stage) == 1 else "disjunction"
 
 
+def reading_english(view: MView, names: Names) -> str | None:
+    """The view in the problem's own words (None if the renderer cannot write it)."""
+    try:
+        return view_text(view, names)
+    except (BiaslabError, KeyError):
+        return None
+
+
 def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
     """Parse and score one reply (the suite's ``view`` parser)."""
     reading = read_answer(completion, lexicon(item))
@@ -95,6 +107,10 @@ def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
         return FallacyRecord(
             **common, predicted=None, parsed=False, correct=False, parse_error=reading.error
         )
+    common["read_as"] = reading_english(
+        reading.view,
+        Names.from_json(item.meta["names"]),  # type: ignore[arg-type]
+    )
     common["answer_shape"] = answer_shape(reading.view)
     common["answer_literals"] = reading.view.n_atoms
     premises, conclusions = problem_views(item)
