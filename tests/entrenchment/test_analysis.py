@@ -173,8 +173,11 @@ def test_unparsed_beliefs_drop_only_their_pairs_and_are_counted() -> None:
     hit = (frame["record"] == "belief") & (frame["step"] == 3)
     frame.loc[hit, "belief"] = None
     frame.loc[hit, "parsed"] = False
+    frame["error"] = frame["error"].astype(object)
+    frame.loc[hit, "error"] = ["echo of the prompt: x"] * 15 + ["no belief field: y"] * 5
     [s] = analyze(frame).setups
     assert full.n_pairs == 120 and s.n_pairs == 120 - 2 * 20  # pairs (2,3) and (3,4) dropped
     assert s.unparsed_rate == 20 / (20 * 7)
+    assert s.unparsed_reasons == {"echo of the prompt": 15, "no belief field": 5}
     assert s.m_first_last == full.m_first_last  # b_0 and b_6 are intact
     assert s.brier_final == full.brier_final and s.n_brier == 20

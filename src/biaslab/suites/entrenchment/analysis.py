@@ -27,6 +27,7 @@ from biaslab.stats import (
     martingale_score,
     pearson,
 )
+from biaslab.suites.entrenchment.beliefs import error_kind
 from biaslab.suites.entrenchment.results import (
     EntrenchmentResults,
     FigureData,
@@ -244,9 +245,12 @@ def _quality(group: pd.DataFrame) -> dict[str, Any]:
     judged = group.groupby(["traj", "replicate"])
     failed = int(judged["failed"].agg(lambda s: bool(s.fillna(False).astype(bool).any())).sum())
     parsed = group["parsed"].fillna(False).astype(bool)
+    errors = group.loc[~parsed, "error"] if "error" in group else pd.Series("", index=group.index)
+    kinds = errors.map(lambda e: error_kind(e if isinstance(e, str) else None)).value_counts()
     return {
         "n_judgements": len(group),
         "unparsed_rate": float((~parsed).mean()) if len(group) else None,
+        "unparsed_reasons": {str(k): int(v) for k, v in sorted(kinds.items())},
         "n_failed_trajectories": failed,
         "failure_rate": failed / judged.ngroups if judged.ngroups else None,
     }

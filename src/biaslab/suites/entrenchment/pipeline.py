@@ -34,7 +34,13 @@ from biaslab.answers import label_probabilities
 from biaslab.errors import BiaslabError
 from biaslab.schema import Item
 from biaslab.suites.entrenchment import prompts
-from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps
+from biaslab.suites.entrenchment.beliefs import (
+    NO_LOGPROBS,
+    RETRY_FAILED,
+    read_belief,
+    read_beliefs,
+    split_steps,
+)
 from biaslab.suites.entrenchment.config import (
     Config,
     Construct,
@@ -392,6 +398,11 @@ def answer_probabilities(output: ModelOutput, labels: Sequence[str]) -> dict[str
     return label_probabilities(token_alternatives(output)[1], labels)
 
 
+def _asked(request: JudgeRequest) -> str:
+    """The text the reply answers: every message of the request (an echo of any is not read)."""
+    return "\n".join(message.text for message in request.messages)
+
+
 async def run_request(
     view: ItemView, reasoning: Reasoning, request: JudgeRequest, ask: Ask
 ) -> list[BeliefRecord]:
@@ -405,9 +416,9 @@ async def run_request(
     if request.construct == "judge_logprob":
         probs = answer_probabilities(output, request.labels)
         value = probs["yes"] if probs is not None else None
-        error = None if probs is not None else "no logprobs for a yes/no answer token"
+        error = None if probs is not None else f"{NO_LOGPROBS}: none for a yes/no answer token"
         return [_record(view, reasoning, request, request.step, value, error=error, raw=raw)]
-    reading = read_belief(text)
+    reading = read_belief(text, _asked(request))
     return [
         _record(
             view,
@@ -426,7 +437,8 @@ async def _read_trajectory(
     view: ItemView, reasoning: Reasoning, request: JudgeRequest, ask: Ask, output: ModelOutput
 ) -> list[BeliefRecord]:
     n = len(reasoning.steps)
-    readings = read_beliefs(output.completion, n + 1)
+    prompt = _asked(request)
+    readings = read_beliefs(output.completion, n + 1, prompt)
     retried = False
     if readings.values is None:
         retried = True
@@ -436,10 +448,10 @@ async def _read_trajectory(
             ChatMessageUser(content=prompts.trajectory_retry(readings.error or "unreadable", n)),
         ]
         output = await ask(follow_up, request.config, request.cache)
-        readings = read_beliefs(output.completion, n + 1)
+        readings = read_beliefs(output.completion, n + 1, prompt)
     raw = output.completion[:RAW_CHARS]
     if readings.values is None:
-        error = f"trajectory judge failed after one retry: {readings.error}"
+        error = f"{RETRY_FAILED}{readings.error}"
         return [
             _record(
                 view, reasoning, request, t, None, failed=True, retried=True, error=error, raw=raw

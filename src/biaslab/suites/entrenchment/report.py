@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from biaslab.report.tables import markdown_table, text_table
+from biaslab.suites.entrenchment.beliefs import ERROR_KINDS
 from biaslab.suites.entrenchment.results import EntrenchmentResults, SetupResult
 
 _MAIN = ("#", "setup", "questions", "pairs", "steps", "M", "CR1 95% CI", "p", "MDE", "M_IV",
          "judge baseline [CI]", "baseline M_IV [CI]", "baseline error r")  # fmt: skip
 _DETAIL = ("#", "setup", "M classical p", "bins p", "first→last", "M side", "side effect", "M round",
-           "Brier first", "Brier final", "unparsed", "failed", "notes")  # fmt: skip
+           "Brier first", "Brier final", "unparsed", "failed", "capped", "notes")  # fmt: skip
 
 
 def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:
@@ -60,20 +61,38 @@ def _detail_row(index: int, s: SetupResult) -> list[object]:
         s.brier_final,
         s.unparsed_rate,
         s.failure_rate,
+        s.n_capped,
         "; ".join(s.notes),
     ]
+
+
+def _reason_table(results: EntrenchmentResults) -> tuple[list[str], list[list[object]]] | None:
+    """Unparsed judgements per setup, counted by reason (only the reasons that occur)."""
+    seen = {k for s in results.setups for k in s.unparsed_reasons}
+    if not seen:
+        return None
+    kinds = [k for k in (*ERROR_KINDS, "other") if k in seen]
+    header = ["#", "setup", "judgements", "unparsed", *kinds]
+    rows: list[list[object]] = [
+        [i, s.label, s.n_judgements, sum(s.unparsed_reasons.values())]
+        + [s.unparsed_reasons.get(k, 0) for k in kinds]
+        for i, s in enumerate(results.setups, start=1)
+    ]
+    return header, rows
 
 
 def tables(results: EntrenchmentResults) -> str:
     rows = [_main_row(i, s) for i, s in enumerate(results.setups, start=1)]
     details = [_detail_row(i, s) for i, s in enumerate(results.setups, start=1)]
-    return "\n\n".join(
-        [
-            "Entrenchment: Martingale score per setup (per-step M, CR1 by question)",
-            text_table(_MAIN, rows),
-            text_table(_DETAIL, details),
-        ]
-    )
+    parts = [
+        "Entrenchment: Martingale score per setup (per-step M, CR1 by question)",
+        text_table(_MAIN, rows),
+        text_table(_DETAIL, details),
+    ]
+    reasons = _reason_table(results)
+    if reasons is not None:
+        parts += ["Unparsed judgements by reason", text_table(*reasons)]
+    return "\n\n".join(parts)
 
 
 def _figures(results: EntrenchmentResults, out_dir: Path) -> list[str]:
@@ -176,7 +195,18 @@ def report(results: EntrenchmentResults, out_dir: Path) -> str:
         "replicates' log-odds errors on the baseline, where the exact posterior is known.",
         markdown_table(_MAIN, rows),
         markdown_table(_DETAIL, details),
+        "`capped`: trajectories whose steps were merged down to `max_steps` (their raw count is "
+        "in the logs).",
     ]
+    reasons = _reason_table(results)
+    if reasons is not None:
+        body += [
+            "### Unparsed judgements by reason",
+            "A belief is read only from the JSON field, a final `Belief:`/`Answer:` line or the "
+            "answer token's logprobs; a number elsewhere in a reply (a step number, an id, a "
+            "figure echoed from the question) is never read as one.",
+            markdown_table(*reasons),
+        ]
     if look_ahead:
         body.append(
             "**Exposed to look-ahead** (paper mode: one judge call scored every step after "

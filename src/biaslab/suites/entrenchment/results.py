@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
+#: joins a setup's factors in its label: not ``|``, which delimits Markdown table cells
+LABEL_SEPARATOR = " · "
 
 
 class _Model(BaseModel):
@@ -121,6 +123,7 @@ class SetupResult(_Model):
     n_error_pairs: int = 0
     n_judgements: int = 0
     unparsed_rate: float | None = None
+    unparsed_reasons: dict[str, int] = Field(default_factory=dict)
     n_failed_trajectories: int = 0
     failure_rate: float | None = None
     n_reasoner_failures: int = 0
@@ -130,9 +133,12 @@ class SetupResult(_Model):
 
     @property
     def label(self) -> str:
+        """The setup's factors joined by :data:`LABEL_SEPARATOR` (never a table delimiter)."""
         if self.source == "judge_baseline":
             parts = ["judge baseline", self.judge, self.belief_construct, self.judge_mode]
-            return " | ".join([*parts, self.baseline_setting] if self.baseline_setting else parts)
+            return LABEL_SEPARATOR.join(
+                [*parts, self.baseline_setting] if self.baseline_setting else parts
+            )
         parts = [
             self.model,
             self.judge,
@@ -143,7 +149,7 @@ class SetupResult(_Model):
         ]
         if self.judge_mode != "prefix":
             parts.append(self.judge_mode)
-        return " | ".join(parts)
+        return LABEL_SEPARATOR.join(parts)
 
 
 class EntrenchmentResults(_Model):
