@@ -437,6 +437,20 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
     return SetupResult(**fields, notes=tuple(notes), figure=_figure(primary, pairs, key))
 
 
+def _shape_mismatch(setup: SetupResult, base: SetupResult) -> str | None:
+    """Why a baseline cannot stand beside a model's M: its trajectories are longer than the ones
+    the model's were merged down to (logs written before the baseline was capped the same way).
+    The judge's artefact grows with the number of steps, so such a baseline is no null for M."""
+    model_steps = max(setup.figure.step_counts, default=0)
+    base_steps = max(base.figure.step_counts, default=0)
+    if setup.n_capped == 0 or base_steps <= model_steps:
+        return None
+    return (
+        f"the baseline has {base_steps} steps per trajectory, the model's were merged to at most "
+        f"{model_steps}"
+    )
+
+
 def _with_baseline(
     setup: SetupResult,
     settings: Sequence[str],
@@ -453,6 +467,15 @@ def _with_baseline(
     base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode, setting))
     if base is None or base.m is None:
         return setup
+    refused = _shape_mismatch(setup, base)
+    if refused is not None:
+        return setup.model_copy(
+            update={
+                "baseline_setting": base.baseline_setting,
+                "judge_baseline_refused": refused,
+                "notes": (*setup.notes, f"judge baseline not shown: {refused}"),
+            }
+        )
     return setup.model_copy(
         update={
             "baseline_setting": base.baseline_setting,

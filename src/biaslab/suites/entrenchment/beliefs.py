@@ -31,6 +31,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -413,6 +414,18 @@ def split_steps(text: str, *, min_chars: int = 40, max_steps: int | None = None)
             merged.append(pending)
     n_raw = len(merged)
     if max_steps is not None and n_raw > max_steps:
-        bounds = [round(i * n_raw / max_steps) for i in range(max_steps + 1)]
-        merged = ["\n".join(merged[a:b]) for a, b in itertools.pairwise(bounds)]
+        merged = list(merge_evenly(merged, max_steps)[0])
     return Steps(tuple(merged), n_raw)
+
+
+def merge_evenly(steps: Sequence[str], max_steps: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``steps`` merged into ``max_steps`` evenly sized groups of neighbours (unchanged when there
+    are no more), and the raw step count at the end of each group (0 first): the belief after
+    merged step ``k`` is the one after raw step ``bounds[k]``. The model's chain of thought and
+    the judge baseline's stored reasoning are capped by this one rule, so the baseline a model's
+    M is shown beside has the same number of steps."""
+    n_raw = len(steps)
+    if n_raw <= max_steps:
+        return tuple(steps), tuple(range(n_raw + 1))
+    bounds = tuple(round(i * n_raw / max_steps) for i in range(max_steps + 1))
+    return tuple("\n".join(steps[a:b]) for a, b in itertools.pairwise(bounds)), bounds

@@ -38,6 +38,7 @@ from biaslab.suites.entrenchment.beliefs import (
     NO_LOGPROBS,
     RETRY_FAILED,
     read_belief,
+    merge_evenly,
     read_beliefs,
     split_steps,
 )
@@ -144,6 +145,8 @@ class Reasoning:
     n_raw: int
     failure: str | None = None
     transcript: tuple[ChatMessage, ...] = ()
+    #: stored reasoning merged to ``max_steps``: the raw step each merged step ends at
+    raw_step: tuple[int, ...] | None = None
 
 
 def _opening(view: ItemView) -> list[ChatMessage]:
@@ -156,8 +159,9 @@ def _opening(view: ItemView) -> list[ChatMessage]:
 
 async def reason(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
     """The trajectory to judge."""
-    if view.fixed_steps is not None:
-        return Reasoning(view.fixed_steps, None, len(view.fixed_steps))
+    if view.fixed_steps is not None:  # the judge baseline: capped as a chain of thought is
+        steps, bounds = merge_evenly(view.fixed_steps, config.max_steps)
+        return Reasoning(steps, None, len(view.fixed_steps), raw_step=bounds)
     if view.mode == "debate":
         return await _debate(view, config, ask_model)
     messages = _opening(view)
@@ -353,7 +357,8 @@ def _record(
     **extra: Any,
 ) -> BeliefRecord:
     sides = reasoning.sides
-    exact = view.exact[step] if view.source == "judge_baseline" and view.exact else None
+    raw = reasoning.raw_step[step] if reasoning.raw_step is not None else step
+    exact = view.exact[raw] if view.source == "judge_baseline" and view.exact else None
     return BeliefRecord(
         question=view.question,
         source=view.source,

@@ -26,6 +26,8 @@ def _with_ci(value: float | None, lo: float | None, hi: float | None) -> object:
 
 def _main_row(index: int, s: SetupResult) -> list[object]:
     baseline = _with_ci(s.m_judge_baseline, s.m_judge_baseline_lo, s.m_judge_baseline_hi)
+    if s.judge_baseline_refused is not None:
+        baseline = f"n/a: {s.judge_baseline_refused}"
     baseline_iv = _with_ci(
         s.m_iv_judge_baseline, s.m_iv_judge_baseline_lo, s.m_iv_judge_baseline_hi
     )

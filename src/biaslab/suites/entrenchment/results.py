@@ -52,6 +52,9 @@ class SetupResult(_Model):
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
     ``decisions``). ``baseline_setting`` names the urn settings (draws, urn shares, prior range)
     of the judge baseline: its own for a baseline setup, the matched one's for a model setup.
+    ``judge_baseline_refused`` says why a matched baseline is not shown (its trajectories are
+    longer than the model's, which were merged to ``max_steps``); ``n_capped`` counts the
+    trajectories merged down to ``max_steps``.
     """
 
     source: str
@@ -104,6 +107,7 @@ class SetupResult(_Model):
     m_iv_judge_baseline_lo: float | None = None
     m_iv_judge_baseline_hi: float | None = None
     judge_baseline_error_r: float | None = None
+    judge_baseline_refused: str | None = None
     n_judge_baseline_questions: int = 0
     m_side: float | None = None
     m_side_lo: float | None = None
