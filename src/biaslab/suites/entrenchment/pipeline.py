@@ -37,8 +37,8 @@ from biaslab.suites.entrenchment import prompts
 from biaslab.suites.entrenchment.beliefs import (
     NO_LOGPROBS,
     RETRY_FAILED,
-    read_belief,
     merge_evenly,
+    read_belief,
     read_beliefs,
     split_steps,
 )
