@@ -10,6 +10,7 @@ the same judge) count once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,8 @@ SETUP_KEY = (
     "belief_construct",
     "judge_mode",
     "baseline_setting",  # a judge baseline's urn settings; empty for the model's setups
+    "reasoner_settings",  # answer-changing generation settings of the model under test
+    "judge_settings",  # ... and of the judge (temperature first among them)
 )
 TRAJECTORY = ("run_key", "item_id", "epoch")
 REQUIRED = ("record", "question", "source", "belief_construct", "judge_mode", "replicate", "step")
@@ -111,6 +114,8 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     setting = data["urn_setting"] if "urn_setting" in data else pd.Series("", index=data.index)
     data["urn_setting"] = setting.fillna("").astype(str)
     data["baseline_setting"] = data["urn_setting"].where(baseline, "")
+    data["reasoner_settings"], data["judge_settings"] = _settings(data)
+    data.loc[baseline, "reasoner_settings"] = ""
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
     _check_beliefs(beliefs)
@@ -119,6 +124,45 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     beliefs["n_steps"] = beliefs["n_steps"].astype(int)
     beliefs = _dedupe_baseline(beliefs)
     return beliefs.reset_index(drop=True), trajectories.reset_index(drop=True)
+
+
+def _settings_label(settings: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in settings.items()
+    )
+
+
+def _settings(data: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per row, the reasoner's and the judge's answer-changing generation settings as labels
+    (``temperature=0.3, max_tokens=64``; empty for the provider's defaults): the run's own per
+    role (the ``generation`` column) overridden by the suite's ``reasoner_temperature`` /
+    ``judge_temperature``, which every call of the suite sets when given. Runs that differ here
+    are different setups, never pooled."""
+    runs = data["generation"] if "generation" in data else pd.Series("{}", index=data.index)
+    parsed = {text: json.loads(text) for text in runs.fillna("{}").astype(str).unique()}
+    reasoner, judge = [], []
+    for text, own_t, judge_t in zip(
+        runs.fillna("{}").astype(str),
+        _column(data, "reasoner_temperature"),
+        _column(data, "judge_temperature"),
+        strict=True,
+    ):
+        roles = parsed[text]
+        model = dict(roles.get("model") or {})
+        judged = dict(roles.get("judge") or {})
+        if np.isfinite(own_t):
+            model["temperature"] = float(own_t)
+        if np.isfinite(judge_t):
+            judged["temperature"] = float(judge_t)
+        reasoner.append(_settings_label(dict(sorted(model.items()))))
+        judge.append(_settings_label(dict(sorted(judged.items()))))
+    return pd.Series(reasoner, index=data.index), pd.Series(judge, index=data.index)
+
+
+def _column(data: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in data:
+        return np.full(len(data), np.nan)
+    return pd.to_numeric(data[name], errors="coerce").to_numpy(dtype=float)
 
 
 def _check_beliefs(beliefs: pd.DataFrame) -> None:
@@ -144,7 +188,8 @@ def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
     with the smallest run key wins, so the choice never depends on file order."""
     is_base = beliefs["source"] == "judge_baseline"
     base = beliefs[is_base].sort_values(["run_key", "item_id", "epoch", "replicate", "step"])
-    key = ["judge", "belief_construct", "judge_mode", "baseline_setting", "question", "epoch"]
+    key = ["judge", "judge_settings", "belief_construct", "judge_mode", "baseline_setting"]
+    key += ["question", "epoch"]
     first_run = base.groupby(key, sort=True)["run_key"].transform("min")
     return pd.concat([beliefs[~is_base], base[base["run_key"] == first_run]])
 
@@ -454,7 +499,7 @@ def _shape_mismatch(setup: SetupResult, base: SetupResult) -> str | None:
 def _with_baseline(
     setup: SetupResult,
     settings: Sequence[str],
-    baselines: dict[tuple[str, str, str, str], SetupResult],
+    baselines: dict[tuple[str, str, str, str, str], SetupResult],
 ) -> SetupResult:
     """The model setup with the judge baseline made by the same judge, construct and judge mode
     under the urn settings its runs used (``settings``); none when its runs used several."""
@@ -464,7 +509,8 @@ def _with_baseline(
         note = "its runs used judge baselines of different urn settings: none is shown beside M"
         return setup.model_copy(update={"notes": (*setup.notes, note)})
     setting = settings[0] if settings else ""
-    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode, setting))
+    key = (setup.judge, setup.judge_settings, setup.belief_construct, setup.judge_mode, setting)
+    base = baselines.get(key)
     if base is None or base.m is None:
         return setup
     refused = _shape_mismatch(setup, base)
@@ -502,6 +548,7 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
     setups = []
     settings: list[list[str]] = []
     traj_key = ["source", "model", "domain", "mode", "system_prompt", "baseline_setting"]
+    traj_key += ["reasoner_settings", "judge_settings"]
     for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
         keys = tuple(str(k) for k in key)
         keyed = dict(zip(SETUP_KEY, keys, strict=True))
@@ -512,7 +559,7 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         setups.append(setup_result(keys, group, trajectories[mask]))
         settings.append(sorted(group["urn_setting"].unique()))
     baselines = {
-        (s.judge, s.belief_construct, s.judge_mode, s.baseline_setting): s
+        (s.judge, s.judge_settings, s.belief_construct, s.judge_mode, s.baseline_setting): s
         for s in setups
         if s.source == "judge_baseline"
     }

@@ -57,6 +57,8 @@ class Config(BaseModel):
     context_chars: int = Field(default=1500, ge=100, le=100_000)
     reasoner_max_tokens: int = Field(default=1024, ge=16)
     judge_max_tokens: int = Field(default=64, ge=8)
+    reasoner_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -82,7 +84,17 @@ PRESETS: dict[str, dict[str, Any]] = {
     "calibration": {"domain": "urn", "judge_replicates": 2},
     "claims": {"domain": "claims"},
     "debate": {"domain": "claims", "mode": "debate"},
-    "paper": {"domain": "claims", "judge_mode": "trajectory", "judge_baseline": False},
+    # He et al.: one judge call per trajectory, every blank-line paragraph a step, the reasoner at
+    # temperature 0.1 and the judge at 0.3 (50 is our ceiling on steps; the paper sets none)
+    "paper": {
+        "domain": "claims",
+        "judge_mode": "trajectory",
+        "judge_baseline": False,
+        "min_step_chars": 0,
+        "max_steps": 50,
+        "reasoner_temperature": 0.1,
+        "judge_temperature": 0.3,
+    },
 }
 
 PARAMETER_DOCS: dict[str, str] = {
@@ -119,6 +131,10 @@ PARAMETER_DOCS: dict[str, str] = {
     "context_chars": "forecastbench: cap on background characters shown",
     "reasoner_max_tokens": "tokens per reasoner reply unless --max-tokens is given",
     "judge_max_tokens": "tokens per judge reply (trajectory mode: per belief, plus this)",
+    "reasoner_temperature": "temperature of every call to the model under test (reasoning, "
+    "debate speeches, self-reports); unset: the run's or the provider's default",
+    "judge_temperature": "temperature of every judge call; unset: the judge role's own setting "
+    "(--model-role 'judge={model: M, temperature: T}') or the provider's default",
 }
 
 

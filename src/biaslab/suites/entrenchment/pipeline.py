@@ -14,6 +14,7 @@ model under test and the judge) so the Inspect solver and the in-process benchma
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import typing
 from collections.abc import Awaitable, Callable, Sequence
@@ -147,6 +148,13 @@ class Reasoning:
     transcript: tuple[ChatMessage, ...] = ()
     #: stored reasoning merged to ``max_steps``: the raw step each merged step ends at
     raw_step: tuple[int, ...] | None = None
+    reasoner_temperature: float | None = None
+    judge_temperature: float | None = None
+
+
+def _reasoner(config: Config) -> GenerateConfig:
+    """A call to the model under test: the suite's reasoner temperature, if it sets one."""
+    return GenerateConfig(temperature=config.reasoner_temperature)
 
 
 def _opening(view: ItemView) -> list[ChatMessage]:
@@ -158,14 +166,23 @@ def _opening(view: ItemView) -> list[ChatMessage]:
 
 
 async def reason(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
-    """The trajectory to judge."""
+    """The trajectory to judge, carrying the suite's temperatures for its records."""
+    reasoning = await _reasoning(view, config, ask_model)
+    return dataclasses.replace(
+        reasoning,
+        reasoner_temperature=config.reasoner_temperature,
+        judge_temperature=config.judge_temperature,
+    )
+
+
+async def _reasoning(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
     if view.fixed_steps is not None:  # the judge baseline: capped as a chain of thought is
         steps, bounds = merge_evenly(view.fixed_steps, config.max_steps)
         return Reasoning(steps, None, len(view.fixed_steps), raw_step=bounds)
     if view.mode == "debate":
         return await _debate(view, config, ask_model)
     messages = _opening(view)
-    output = await ask_model(messages, GenerateConfig(), None)
+    output = await ask_model(messages, _reasoner(config), None)
     text = output.completion
     split = split_steps(text, min_chars=config.min_step_chars, max_steps=config.max_steps)
     failure = None if split.steps else "the reasoner wrote nothing"
@@ -203,7 +220,7 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
                 messages[-1] = ChatMessageUser(content=f"{messages[-1].text}\n\n{previous}")
             else:
                 messages.append(ChatMessageUser(content=previous))
-        output = await ask_model(list(messages), GenerateConfig(), None)
+        output = await ask_model(list(messages), _reasoner(config), None)
         speech = " ".join(output.completion.split())
         messages.append(ChatMessageAssistant(content=output.completion, source="generate"))
         speeches.append(speech)
@@ -262,7 +279,8 @@ def judge_requests(view: ItemView, reasoning: Reasoning, config: Config) -> list
                         None,
                         (ChatMessageUser(content=text),),
                         GenerateConfig(
-                            max_tokens=config.judge_max_tokens + TOKENS_PER_BELIEF * (n + 1)
+                            max_tokens=config.judge_max_tokens + TOKENS_PER_BELIEF * (n + 1),
+                            temperature=config.judge_temperature,
                         ),
                         _cache(view, replicate),
                     )
@@ -287,10 +305,13 @@ def _prefix_request(
     shown = reasoning.steps[:step]
     tags = _side_options(view, reasoning.sides)
     tags = tags[:step] if tags is not None else None
-    limit = GenerateConfig(max_tokens=config.judge_max_tokens)
+    limit = GenerateConfig(max_tokens=config.judge_max_tokens, temperature=config.judge_temperature)
     if construct == "self_report":
+        own = GenerateConfig(
+            max_tokens=config.judge_max_tokens, temperature=config.reasoner_temperature
+        )
         return JudgeRequest(
-            construct, "prefix", replicate, step, _self_report(view, shown), limit, None,
+            construct, "prefix", replicate, step, _self_report(view, shown), own, None,
             to_model=True,
         )  # fmt: skip
     if construct == "judge_logprob":
@@ -298,7 +319,10 @@ def _prefix_request(
             view.proposition, view.options, view.target, shown, tags, labels, replicate
         )
         config_lp = GenerateConfig(
-            max_tokens=config.judge_max_tokens, logprobs=True, top_logprobs=TOP_LOGPROBS
+            max_tokens=config.judge_max_tokens,
+            temperature=config.judge_temperature,
+            logprobs=True,
+            top_logprobs=TOP_LOGPROBS,
         )
         return JudgeRequest(
             construct,
@@ -378,6 +402,8 @@ def _record(
         exact=exact,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        reasoner_temperature=reasoning.reasoner_temperature,
+        judge_temperature=reasoning.judge_temperature,
         **extra,
     )
 
@@ -485,4 +511,6 @@ def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> T
         failure=reasoning.failure,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        reasoner_temperature=config.reasoner_temperature,
+        judge_temperature=config.judge_temperature,
     )

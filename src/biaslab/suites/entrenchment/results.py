@@ -39,7 +39,9 @@ class FigureData(_Model):
 class SetupResult(_Model):
     """M and everything that qualifies it, for one setup.
 
-    A setup is source x model x judge x domain x mode x system prompt x construct x judge mode;
+    A setup is source x model x judge x domain x mode x system prompt x construct x judge mode x
+    the reasoner's and the judge's generation settings (``reasoner_settings``, ``judge_settings``:
+    temperature and every other answer-changing setting, empty for the provider's defaults);
     ``source="judge_baseline"`` rows are the judge's own M on built-in Bayesian urn reasoning.
     ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise; ``"none"``
     when no standard error was computed — CR1 refused below 10 questions, or M undefined);
@@ -66,6 +68,8 @@ class SetupResult(_Model):
     belief_construct: str
     judge_mode: str
     baseline_setting: str = ""
+    reasoner_settings: str = ""
+    judge_settings: str = ""
     look_ahead: bool
     n_questions: int
     n_trajectories: int
@@ -140,6 +144,8 @@ class SetupResult(_Model):
         """The setup's factors joined by :data:`LABEL_SEPARATOR` (never a table delimiter)."""
         if self.source == "judge_baseline":
             parts = ["judge baseline", self.judge, self.belief_construct, self.judge_mode]
+            if self.judge_settings:
+                parts.insert(2, f"judge {self.judge_settings}")
             return LABEL_SEPARATOR.join(
                 [*parts, self.baseline_setting] if self.baseline_setting else parts
             )
@@ -153,6 +159,10 @@ class SetupResult(_Model):
         ]
         if self.judge_mode != "prefix":
             parts.append(self.judge_mode)
+        if self.reasoner_settings:
+            parts.append(f"model {self.reasoner_settings}")
+        if self.judge_settings:
+            parts.append(f"judge {self.judge_settings}")
         return LABEL_SEPARATOR.join(parts)
 
 
