@@ -113,5 +113,3 @@ def test_a_missing_judge_under_inspect_eval_is_one_line(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "Traceback" not in text and "needs a judge model" in text
     assert not list(tmp_path.glob("*.eval"))  # refused before any sample ran
-
-

@@ -12,6 +12,10 @@ templated multi-horizon series and are skipped. With a resolution set, only ques
 
 Perspectrum (CC BY-SA 4.0): ``perspectrum_with_answers_v1.0.json`` is a list of
 ``{"cId", "text", "source", "perspectives", "topics"}``; only the claim text is used.
+
+Every file may be JSON (a list of records, or an object holding the list under its key) or JSON
+Lines (one record per line). A file with no usable record is one line naming the fields a record
+needs and showing one valid record.
 """
 
 from __future__ import annotations
@@ -70,32 +74,71 @@ def strip_html(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _read_json(path_text: str, what: str, help_text: str) -> Any:
+def _read_records(path_text: str, what: str, key: str, help_text: str) -> list[Any]:
+    """The records of a downloaded file, as JSON or as JSON Lines (``.jsonl``, or any file whose
+    text is one JSON value per line): a JSON list, a JSON object holding the list under ``key``,
+    or one record per line. Malformed JSON is one line naming the line."""
+    from biaslab.schema import jsonl_objects
+
     path = Path(path_text).expanduser()
     if not path.is_file():
         raise BiaslabError(f"{what} not found: {path} ({help_text})")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise BiaslabError(f"cannot read {what} {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BiaslabError(
-            f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})"
-        ) from None
+    if path.suffix != ".jsonl":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":  # JSON Lines under another name
+                raise BiaslabError(
+                    f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+                ) from None
+        else:
+            if isinstance(data, dict) and isinstance(data.get(key), list):
+                return list(data[key])
+            return data if isinstance(data, list) else [data]
+    lines = jsonl_objects(text.splitlines(), lambda number: f"{what} {path} line {number}")
+    return [data[key] if set(data) == {key} else data for _, data in lines]
 
 
-def _list_field(data: Any, key: str, path: str, what: str, help_text: str) -> list[Any]:
-    rows = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        raise BiaslabError(f"{path} is not a {what}: no {key!r} list ({help_text})")
-    return rows
+def _shape_error(path: str, what: str, fields: str, example: dict[str, Any], help_text: str) -> str:
+    """Nothing usable in a file: the fields a record needs and one valid record."""
+    return (
+        f"{path}: no {what} records found: each needs {fields}, e.g. "
+        f"{json.dumps(example, ensure_ascii=False)} ({help_text})"
+    )
+
+
+FORECASTBENCH_EXAMPLE = {
+    "id": "Q123",
+    "source": "metaculus",
+    "question": "Will X happen by 2026?",
+    "background": "…",
+}
+FORECASTBENCH_RESOLUTION_EXAMPLE = {
+    "id": "Q123",
+    "source": "metaculus",
+    "resolved": True,
+    "resolved_to": 1,
+    "resolution_date": "2026-01-31",
+}
+PERSPECTRUM_EXAMPLE = {"cId": 12, "text": "Cities should ban cars", "topics": ["transport"]}
 
 
 def _resolutions(path: str, after: dt.date | None) -> dict[tuple[str, str], tuple[int, str]]:
-    data = _read_json(path, "ForecastBench resolution set", FORECASTBENCH_HELP)
-    rows = _list_field(
-        data, "resolutions", path, "ForecastBench resolution set", FORECASTBENCH_HELP
-    )
+    rows = _read_records(path, "ForecastBench resolution set", "resolutions", FORECASTBENCH_HELP)
+    if not any(isinstance(r, dict) and {"id", "resolved", "resolved_to"} <= set(r) for r in rows):
+        raise BiaslabError(
+            _shape_error(
+                path,
+                "ForecastBench resolution",
+                "id, source, resolved, resolved_to (and resolution_date)",
+                FORECASTBENCH_RESOLUTION_EXAMPLE,
+                FORECASTBENCH_HELP,
+            )
+        )
     out: dict[tuple[str, str], tuple[int, str]] = {}
     for row in rows:
         if not isinstance(row, dict) or row.get("resolved") is not True:
@@ -125,10 +168,17 @@ def forecastbench_questions(
         raise BiaslabError(
             "resolved_after needs -p resolutions=PATH (a ForecastBench resolution set)"
         )
-    data = _read_json(questions, "ForecastBench question set", FORECASTBENCH_HELP)
-    rows = _list_field(
-        data, "questions", questions, "ForecastBench question set", FORECASTBENCH_HELP
-    )
+    rows = _read_records(questions, "ForecastBench question set", "questions", FORECASTBENCH_HELP)
+    if not any(isinstance(r, dict) and {"id", "source", "question"} <= set(r) for r in rows):
+        raise BiaslabError(
+            _shape_error(
+                questions,
+                "ForecastBench question",
+                "id, source, question (background and resolution_criteria optional)",
+                FORECASTBENCH_EXAMPLE,
+                FORECASTBENCH_HELP,
+            )
+        )
     resolved = _resolutions(resolutions, resolved_after) if resolutions else None
     out: dict[str, ExternalQuestion] = {}
     for row in rows:
@@ -175,11 +225,7 @@ def _truncate(text: str, limit: int) -> str:
 
 def perspectrum_claims(path: str) -> list[ExternalQuestion]:
     """Every claim of a Perspectrum file, ordered by claim id."""
-    data = _read_json(path, "Perspectrum file", PERSPECTRUM_HELP)
-    if not isinstance(data, list):
-        raise BiaslabError(
-            f"{path} is not a Perspectrum claims file: expected a list ({PERSPECTRUM_HELP})"
-        )
+    data = _read_records(path, "Perspectrum file", "claims", PERSPECTRUM_HELP)
     out: dict[int, ExternalQuestion] = {}
     for row in data:
         if not isinstance(row, dict) or not isinstance(row.get("cId"), int):
@@ -193,7 +239,15 @@ def perspectrum_claims(path: str) -> list[ExternalQuestion]:
             key=f"perspectrum:{row['cId']}", text=text, meta={"topics": ",".join(topics)}
         )
     if not out:
-        raise BiaslabError(f"{path}: no claims found ({PERSPECTRUM_HELP})")
+        raise BiaslabError(
+            _shape_error(
+                path,
+                "Perspectrum claim",
+                "cId (an integer) and text",
+                PERSPECTRUM_EXAMPLE,
+                PERSPECTRUM_HELP,
+            )
+        )
     return [out[k] for k in sorted(out)]
 
 
