@@ -103,7 +103,12 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if missing:
         raise BiaslabError(f"entrenchment analysis needs columns {', '.join(missing)}")
     data = frame.copy()
-    data["judge"] = data["roles"].map(_judge) if "roles" in data else "(no judge)"
+    if "roles" in data:
+        data["judge"] = data["roles"].map(_judge)
+    elif "judge" in data:  # beliefs read from a file: a judge named there, or none
+        data["judge"] = data["judge"].fillna("").astype(str)
+    else:
+        data["judge"] = "(no judge)"
     for column, default in (("run_key", ""), ("item_id", ""), ("epoch", 1)):
         if column not in data:
             data[column] = default
@@ -564,10 +569,22 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         if s.source == "judge_baseline"
     }
     setups = [_with_baseline(s, u, baselines) for s, u in zip(setups, settings, strict=True)]
+    decisions = dict(DECISIONS)
+    imported = frame.attrs.get("import")
+    if imported:
+        decisions["import"] = str(imported)
+        setups = [_no_baseline(s) for s in setups]
     return EntrenchmentResults(
         alpha=ALPHA,
         n_beliefs=len(beliefs),
         n_trajectories=len(trajectories),
         setups=tuple(setups),
-        decisions=dict(DECISIONS),
+        decisions=decisions,
     )
+
+
+def _no_baseline(setup: SetupResult) -> SetupResult:
+    """Beliefs read from a file: the judge baseline is n/a, and says why."""
+    from biaslab.suites.entrenchment.external import NO_BASELINE
+
+    return setup.model_copy(update={"judge_baseline_refused": NO_BASELINE})

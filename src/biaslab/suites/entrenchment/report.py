@@ -88,6 +88,7 @@ def tables(results: EntrenchmentResults) -> str:
     details = [_detail_row(i, s) for i, s in enumerate(results.setups, start=1)]
     parts = [
         "Entrenchment: Martingale score per setup (per-step M, CR1 by question)",
+        *([results.decisions["import"]] if "import" in results.decisions else []),
         text_table(_MAIN, rows),
         text_table(_DETAIL, details),
     ]

@@ -163,7 +163,7 @@ class SetupResult(_Model):
             parts.append(f"model {self.reasoner_settings}")
         if self.judge_settings:
             parts.append(f"judge {self.judge_settings}")
-        return LABEL_SEPARATOR.join(parts)
+        return LABEL_SEPARATOR.join(p for p in parts if p)  # beliefs from a file leave some empty
 
 
 class EntrenchmentResults(_Model):
