@@ -42,6 +42,7 @@ SETUP_KEY = (
     "model",
     "judge",
     "domain",
+    "variant",  # a domain's variant (Perspectrum: the perspective read first); often empty
     "mode",
     "system_prompt",
     "belief_construct",
@@ -120,6 +121,7 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     data["urn_setting"] = setting.fillna("").astype(str)
     data["baseline_setting"] = data["urn_setting"].where(baseline, "")
     data["reasoner_settings"], data["judge_settings"] = _settings(data)
+    data["variant"] = data["variant"].fillna("").astype(str) if "variant" in data else ""
     data.loc[baseline, "reasoner_settings"] = ""
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
@@ -552,7 +554,7 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         raise BiaslabError("the entrenchment logs contain no judged beliefs")
     setups = []
     settings: list[list[str]] = []
-    traj_key = ["source", "model", "domain", "mode", "system_prompt", "baseline_setting"]
+    traj_key = ["source", "model", "domain", "variant", "mode", "system_prompt", "baseline_setting"]
     traj_key += ["reasoner_settings", "judge_settings"]
     for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
         keys = tuple(str(k) for k in key)

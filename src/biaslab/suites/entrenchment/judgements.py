@@ -54,6 +54,7 @@ class BeliefRecord(AnswerRecord):
     exact: float | None = Field(default=None, ge=0.0, le=1.0)
     outcome: int | None = None
     urn_setting: str | None = None
+    variant: str = ""  # a domain's variant (Perspectrum: which perspective is read first)
     reasoner_temperature: float | None = None
     judge_temperature: float | None = None
 
@@ -75,5 +76,6 @@ class TrajectoryRecord(AnswerRecord):
     failure: str | None = None
     outcome: int | None = None
     urn_setting: str | None = None
+    variant: str = ""  # a domain's variant (Perspectrum: which perspective is read first)
     reasoner_temperature: float | None = None
     judge_temperature: float | None = None

@@ -96,6 +96,7 @@ class ItemView:
     exact: tuple[float, ...] | None
     fixed_steps: tuple[str, ...] | None
     urn_setting: str | None = None
+    variant: str = ""
 
     @classmethod
     def of(cls, item: Item) -> ItemView:
@@ -122,6 +123,7 @@ class ItemView:
             exact=tuple(float(v) for v in exact) if exact is not None else None,
             fixed_steps=tuple(str(s) for s in steps) if steps is not None else None,
             urn_setting=None if meta.get("urn_setting") is None else str(meta["urn_setting"]),
+            variant=str(meta.get("variant") or ""),
         )
 
     @property
@@ -402,6 +404,7 @@ def _record(
         exact=exact,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        variant=view.variant,
         reasoner_temperature=reasoning.reasoner_temperature,
         judge_temperature=reasoning.judge_temperature,
         **extra,
@@ -511,6 +514,7 @@ def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> T
         failure=reasoning.failure,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        variant=view.variant,
         reasoner_temperature=config.reasoner_temperature,
         judge_temperature=config.judge_temperature,
     )

@@ -63,6 +63,7 @@ class SetupResult(_Model):
     model: str
     judge: str
     domain: str
+    variant: str = ""
     mode: str
     system_prompt: str
     belief_construct: str
@@ -153,6 +154,7 @@ class SetupResult(_Model):
             self.model,
             self.judge,
             self.domain,
+            self.variant,
             self.mode,
             self.system_prompt,
             self.belief_construct,
