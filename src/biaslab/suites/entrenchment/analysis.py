@@ -29,6 +29,7 @@ from biaslab.stats import (
     pearson,
 )
 from biaslab.suites.entrenchment.beliefs import error_kind
+from biaslab.suites.entrenchment.factors import accuracy_link, factor_regression
 from biaslab.suites.entrenchment.results import (
     EntrenchmentResults,
     FigureData,
@@ -88,6 +89,12 @@ DECISIONS: dict[str, str] = {
     "beliefs": "every belief is P(the item's yes option), whichever option the judge was asked "
     "about (randomised per question)",
     "brier": "Brier of the first (b_0) and final (b_N) judged beliefs where ground truth exists",
+    "factors": "M by setup factor: all model setups' pairs in one OLS of Δb on b_prior with, per "
+    "level of each varying factor, a dummy and its interaction with b_prior (the shift of M "
+    "against the factor's first level), CR1 by question with t(G-1); fitted from 3 setups; a "
+    "factor confounded with the others is left out and named",
+    "accuracy": "|M| against the final Brier score across model setups: Spearman and Pearson "
+    "(scipy), from 3 setups with both",
 }
 
 
@@ -572,6 +579,19 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
     }
     setups = [_with_baseline(s, u, baselines) for s, u in zip(setups, settings, strict=True)]
     decisions = dict(DECISIONS)
+    model_groups = [
+        (dict(zip(SETUP_KEY, (str(k) for k in key), strict=True)), group)
+        for key, group in beliefs[beliefs["source"] == "model"].groupby(list(SETUP_KEY), sort=True)
+    ]
+    factors = factor_regression(
+        [(keys, Wide(group[group["replicate"] == 0]).pairs()) for keys, group in model_groups]
+    )
+    m_brier = [
+        (abs(s.m), s.brier_final)
+        for s in setups
+        if s.source == "model" and s.m is not None and s.brier_final is not None
+    ]
+    accuracy = accuracy_link([m for m, _ in m_brier], [b for _, b in m_brier])
     imported = frame.attrs.get("import")
     if imported:
         decisions["import"] = str(imported)
@@ -582,6 +602,8 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         n_trajectories=len(trajectories),
         setups=tuple(setups),
         decisions=decisions,
+        factors=factors,
+        accuracy=accuracy,
     )
 
 

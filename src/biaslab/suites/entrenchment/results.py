@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from biaslab.suites.entrenchment.factors import AccuracyLink, FactorRegression
+
 RESULTS_SCHEMA_VERSION = 2
 #: joins a setup's factors in its label: not ``|``, which delimits Markdown table cells
 LABEL_SEPARATOR = " · "
@@ -175,6 +177,10 @@ class EntrenchmentResults(_Model):
     n_trajectories: int
     setups: tuple[SetupResult, ...]
     decisions: dict[str, str]
+    #: M's shifts by setup factor (one pooled OLS, CR1 by question), when setups differ enough
+    factors: FactorRegression | None = None
+    #: |M| against the final Brier score across the model setups
+    accuracy: AccuracyLink | None = None
 
     def model_setups(self) -> list[SetupResult]:
         return [s for s in self.setups if s.source == "model"]
