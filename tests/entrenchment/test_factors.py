@@ -82,6 +82,6 @@ def test_accuracy_link_and_report_sections(three_models: pd.DataFrame, tmp_path:
     assert res.accuracy is not None and res.accuracy.n_setups == 3
     assert res.accuracy.spearman_r is not None and -1 <= res.accuracy.spearman_r <= 1
     md = write_report(Analysis({"entrenchment": res}, source="x"), tmp_path / "r").read_text()
-    assert "### |M| and accuracy across setups" in md and "entrenchment_m_brier.svg" in md
+    assert "### abs(M) and accuracy across setups" in md and "entrenchment_m_brier.svg" in md
     assert (tmp_path / "r" / "entrenchment_m_brier.svg").is_file()
     assert "### M by setup factor" in md and "urn-entrenched?w=0.5" in md

@@ -83,7 +83,7 @@ def _reason_table(results: EntrenchmentResults) -> tuple[list[str], list[list[ob
     return header, rows
 
 
-_ACCURACY = ("#", "setup", "M", "|M|", "Brier first", "Brier final", "questions with truth")
+_ACCURACY = ("#", "setup", "M", "abs(M)", "Brier first", "Brier final", "questions with truth")
 _FACTORS = ("factor", "level", "vs", "shift of M", "CR1 95% CI", "p")
 
 
@@ -100,9 +100,9 @@ def _accuracy_line(results: EntrenchmentResults) -> str:
     if link is None:
         return ""
     if link.spearman_r is None:
-        return f"|M| vs final Brier across setups: not computed ({link.note})."
+        return f"Across setups, abs(M) vs final Brier: not computed ({link.note})."
     return (
-        f"|M| vs final Brier across {link.n_setups} setups: Spearman rho {fmt(link.spearman_r)} "
+        f"Across {link.n_setups} setups, abs(M) vs final Brier: Spearman rho {fmt(link.spearman_r)} "
         f"(p {fmt(link.spearman_p)}), Pearson r {fmt(link.pearson_r)} (p {fmt(link.pearson_p)})."
     )
 
@@ -239,7 +239,7 @@ def _across_setups(results: EntrenchmentResults, out_dir: Path) -> list[str]:
     parts: list[str] = []
     rows = _accuracy_rows(results)
     if rows:
-        parts += ["### |M| and accuracy across setups", _accuracy_line(results)]
+        parts += ["### abs(M) and accuracy across setups", _accuracy_line(results)]
         parts.append(markdown_table(_ACCURACY, rows))
         points = [
             (abs(s.m), s.brier_final)
@@ -252,12 +252,12 @@ def _across_setups(results: EntrenchmentResults, out_dir: Path) -> list[str]:
             figure = scatter_fit(
                 out_dir / "entrenchment_m_brier.svg",
                 {"model setups": {"x": [m for m, _ in points], "y": [b for _, b in points]}},
-                title="|M| against the final belief's Brier score, one point per setup",
-                xlabel="|M|",
+                title="abs(M) against the final belief's Brier score, one point per setup",
+                xlabel="abs(M)",
                 ylabel="Brier (final belief)",
                 reference=None,
             )
-            parts.append(f"![|M| against Brier]({figure.name})")
+            parts.append(f"![abs(M) against Brier]({figure.name})")
     if results.factors is not None and results.factors.n_setups > 1:
         parts += ["### M by setup factor", _factor_line(results)]
         if _factor_rows(results):
