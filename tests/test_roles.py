@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -129,3 +130,51 @@ def test_an_interrupted_judged_run_resumes(tmp_path: Path) -> None:
     resumed = subprocess.run([*driver, *args], capture_output=True, text=True, cwd=ROOT, env=env)
     assert resumed.returncode == 0 and "resuming" in resumed.stderr, resumed.stderr
     assert len(frame_at(tmp_path)) == 9
+
+
+def test_a_role_with_generation_settings_is_its_own_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--model-role 'judge={model: M, temperature: T}'`` as Inspect takes it: the temperature
+    is recorded in the log, two temperatures are two runs, a rerun of one is up to date, and
+    ``inspect eval`` with the same spelling is the same run."""
+    for temperature in ("0.3", "1.0"):
+        role = f"judge={{model: biaslab/random, temperature: {temperature}}}"
+        assert main([*RUN, "--model-role", role, "--log-dir", str(tmp_path)]) == 0
+    log_set = read_log_set(tmp_path)
+    assert len(log_set.logs) == 2 and not log_set.collapsed
+    frame = answer_frame(log_set)
+    assert {json.loads(text)["judge"]["temperature"] for text in frame["generation"]} == {0.3, 1.0}
+    capsys.readouterr()
+    role = '{"model": "biaslab/random", "temperature": 0.3}'
+    assert main([*RUN, "--model-role", f"judge={role}", "--log-dir", str(tmp_path)]) == 0
+    assert "up to date" in capsys.readouterr().err
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "tests/helpers/judged_suite.py@judged",
+            "--model", "biaslab/oracle", "--model-role",
+            "judge={model: biaslab/random, temperature: 0.3}", "-T", "n=3",
+            "--log-dir", str(tmp_path), "--display", "none",
+        ],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert len(read_log_set(tmp_path).collapsed) == 1
+
+
+@pytest.mark.parametrize(
+    ("role", "fragment"),
+    [
+        ("judge={model: biaslab/random, tempreature: 0.3}", "Unknown GenerateConfig field"),
+        ("judge={temperature: 0.3}", "needs model: NAME"),
+        ("judge={model: biaslab/random, temperature: hot}", "temperature"),
+        ("judge={model: [", "not a YAML or JSON mapping"),
+    ],
+)
+def test_bad_role_settings_are_one_line(
+    role: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*RUN, "--model-role", role, "--log-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and fragment in err[0], err

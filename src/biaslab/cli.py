@@ -242,7 +242,7 @@ def run_suite(
     max_tokens: int | None = None,
     max_retries: int | None = None,
     timeout: int | None = None,
-    roles: Mapping[str, str] | None = None,
+    roles: Mapping[str, Any] | None = None,
     realtime: bool | None = None,
 ) -> list[Any]:
     """Run one suite against models and return the logs. A model whose run already succeeded in
@@ -257,15 +257,16 @@ def run_suite(
     tune_gc()
 
     roles = dict(roles or {})
+    role_models = [runs.role_model(value) for value in roles.values()]
     ensure_dir(log_dir)
-    for model in [*models, *roles.values()]:
+    for model in [*models, *role_models]:
         _check_model(model)
     factory = task_factory(suite)
     arguments = {"preset": preset, "n": n, "seed": seed, **params}
     task = factory(**arguments)
     task_args = recorded_task_args(factory, arguments)
     specs = {m: runs.RunSpec(task.name, task_args, m, roles, limit) for m in models}
-    every_model = [*models, *roles.values()]
+    every_model = [*models, *role_models]
     quiet = realtime is None and all(runs.is_reference_agent(m) for m in every_model)
     defaults = runs.remote_defaults(every_model)
     common: dict[str, Any] = {
@@ -367,7 +368,8 @@ def run_suite(
     "model_roles",
     multiple=True,
     metavar="ROLE=MODEL",
-    help="Model for a named role, Inspect's spelling (repeatable): --model-role judge=M.",
+    help="Model for a named role, Inspect's spelling (repeatable): --model-role judge=M, or "
+    "with generation settings: --model-role 'judge={model: M, temperature: 0.3}'.",
 )
 @click.option("--self-judge", is_flag=True, help="Let the model under test be its own judge.")
 @click.option(
@@ -443,7 +445,7 @@ def run(
         return
     assert isinstance(log_dir, Path)
     # models that share their roles run in one eval (concurrently); --self-judge splits them
-    groups: dict[str, tuple[dict[str, str], list[str]]] = {}
+    groups: dict[str, tuple[dict[str, Any], list[str]]] = {}
     for model in models:
         roles = resolve_roles(suite, model, judge, model_roles, self_judge)
         groups.setdefault(json.dumps(roles, sort_keys=True), (roles, []))[1].append(model)
@@ -543,21 +545,17 @@ def run_all(
 
 def resolve_roles(
     suite: str, model: str, judge: str | None, pairs: Sequence[str], self_judge: bool
-) -> dict[str, str]:
+) -> dict[str, Any]:
     """role -> model from --judge / --model-role / --self-judge, checked against what the suite
     needs (one line when a required role is missing)."""
+    from biaslab.runs import parse_role, role_model
     from biaslab.suites.registry import get_suite
 
-    roles: dict[str, str] = {}
-    for pair in pairs:
-        role, sep, name = pair.partition("=")
-        if not sep or not role.strip() or not name.strip():
-            fail(f"bad --model-role {pair!r}: expected ROLE=MODEL")
-        roles[role.strip()] = name.strip()
+    roles: dict[str, Any] = dict(parse_role(pair) for pair in pairs)
     if judge is not None:
-        if roles.get("judge", judge) != judge:
+        if role_model(roles.get("judge", judge)) != judge:
             fail("--judge and --model-role judge=... name different models")
-        roles["judge"] = judge
+        roles.setdefault("judge", judge)
     if self_judge:
         if "judge" in roles:
             fail("--self-judge and a judge model are mutually exclusive")

@@ -24,7 +24,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from biaslab.errors import BiaslabError
-from biaslab.identity import roles_label, run_key
+from biaslab.identity import generation_settings, roles_label, run_key
 from biaslab.records import ANSWERS_KEY
 
 #: where logs written before typed records kept the label conversation's turns
@@ -241,6 +241,7 @@ def answer_rows(log: Any, sample: Any) -> Iterable[dict[str, Any]]:
         "model": spec.model,
         "roles": roles_label(spec.model_roles),
         "run_key": run_key(spec),
+        "generation": generation_settings(spec),
         "seed": (spec.metadata or {}).get("biaslab_seed"),
         "item_id": str(sample.id),
         "epoch": int(sample.epoch),

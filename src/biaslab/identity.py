@@ -76,6 +76,18 @@ def roles_label(model_roles: Mapping[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
+def generation_settings(spec: Any) -> str:
+    """The answer-changing generation settings of a run per role, as canonical JSON:
+    ``{"model": {...}, "judge": {...}}`` (the model under test's, then each role's own; a role
+    with several models is left out). Analyses keep runs that differ here apart, as the run
+    identity does: a judge at temperature 0.3 and one at 1.0 are two instruments."""
+    out: dict[str, Any] = {"model": answer_settings(spec.model_generate_config)}
+    for role, value in roles_spec(spec.model_roles).items():
+        if isinstance(value, dict):
+            out[role] = value.get("config") or {}
+    return json.dumps(out, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def run_identity(spec: Any) -> dict[str, Any]:
     """The identity of the run an Inspect ``EvalSpec`` describes, as canonical plain data."""
     meta = spec.metadata or {}

@@ -56,7 +56,7 @@ class RunSpec:
     task: str  # the task's name (the suite)
     task_args: Mapping[str, Any]
     model: str
-    model_roles: Mapping[str, str]
+    model_roles: Mapping[str, RoleValue]
     limit: int | None
 
     def matches(self, header: Any) -> bool:
@@ -77,7 +77,7 @@ class RunSpec:
 
     def describe(self) -> str:
         seed = self.task_args.get("seed")
-        roles = "".join(f", {r}={m}" for r, m in sorted(self.model_roles.items()))
+        roles = "".join(f", {r}={role_model(m)}" for r, m in sorted(self.model_roles.items()))
         return f"{self.task} with {self.model}{roles} (seed {seed})"
 
 
@@ -214,8 +214,64 @@ def sample_count(logs: Sequence[Any]) -> int:
     )
 
 
-def model_roles_arg(roles: Mapping[str, str]) -> dict[str, str] | None:
-    return dict(roles) or None
+#: a role's model: its name, or ``{"model": NAME, "config": {...}, "args": {...}}`` with the
+#: generation settings (temperature, …) and model arguments the role was given
+RoleValue = str | Mapping[str, Any]
+
+
+def parse_role(pair: str) -> tuple[str, RoleValue]:
+    """``ROLE=MODEL`` or ``ROLE={model: MODEL, temperature: 0.3, ...}`` (YAML or JSON), as
+    ``inspect eval --model-role`` takes it: every key but ``model`` and ``model_args`` is a
+    generation setting, checked by Inspect's ``GenerateConfig``. One-line errors."""
+    import yaml  # Inspect depends on PyYAML
+    from inspect_ai.model import GenerateConfig
+    from pydantic import ValidationError
+
+    role, sep, value = (part.strip() for part in pair.partition("="))
+    if not sep or not role or not value:
+        raise BiaslabError(
+            f"bad --model-role {pair!r}: expected ROLE=MODEL or 'ROLE={{model: MODEL, "
+            "temperature: T}'"
+        )
+    if not value.startswith("{"):
+        return role, value
+    try:
+        data = yaml.safe_load(value)
+    except yaml.YAMLError:
+        raise BiaslabError(f"bad --model-role {pair!r}: not a YAML or JSON mapping") from None
+    if not isinstance(data, dict) or not isinstance(data.get("model"), str):
+        raise BiaslabError(f"bad --model-role {pair!r}: the mapping needs model: NAME")
+    model, args = data.pop("model"), data.pop("model_args", None) or {}
+    if not isinstance(args, dict):
+        raise BiaslabError(f"bad --model-role {pair!r}: model_args must be a mapping")
+    try:
+        config = GenerateConfig(**data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "settings"
+        raise BiaslabError(f"bad --model-role {role}: {where}: {first['msg']}") from None
+    settings = config.model_dump(mode="json", exclude_none=True)
+    return role, {"model": model, "config": settings, "args": args}
+
+
+def role_model(value: RoleValue) -> str:
+    """The model name of a role."""
+    return value if isinstance(value, str) else str(value["model"])
+
+
+def model_roles_arg(roles: Mapping[str, RoleValue]) -> dict[str, Any] | None:
+    """Roles as ``inspect_ai.eval`` takes them: a name, or a model built with the role's own
+    generation settings (a distinct instance per role, as ``inspect eval`` builds it)."""
+    from inspect_ai.model import GenerateConfig, get_model
+
+    out: dict[str, Any] = {}
+    for role, value in roles.items():
+        if isinstance(value, str):
+            out[role] = value
+            continue
+        config = GenerateConfig(**value["config"])
+        out[role] = get_model(value["model"], config=config, memoize=False, **value["args"])
+    return out or None
 
 
 def is_reference_agent(model: str) -> bool:

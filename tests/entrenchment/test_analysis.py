@@ -18,6 +18,7 @@ from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
 from biaslab.suites.entrenchment.judgements import BeliefRecord
+from biaslab.suites.entrenchment.report import tables
 
 
 def debate_frame(questions: int, rounds: int, bump: float, seed: int) -> pd.DataFrame:
@@ -173,8 +174,46 @@ def test_unparsed_beliefs_drop_only_their_pairs_and_are_counted() -> None:
     hit = (frame["record"] == "belief") & (frame["step"] == 3)
     frame.loc[hit, "belief"] = None
     frame.loc[hit, "parsed"] = False
+    frame["error"] = frame["error"].astype(object)
+    frame.loc[hit, "error"] = ["echo of the prompt: x"] * 15 + ["no belief field: y"] * 5
     [s] = analyze(frame).setups
     assert full.n_pairs == 120 and s.n_pairs == 120 - 2 * 20  # pairs (2,3) and (3,4) dropped
     assert s.unparsed_rate == 20 / (20 * 7)
+    assert s.unparsed_reasons == {"echo of the prompt": 15, "no belief field": 5}
     assert s.m_first_last == full.m_first_last  # b_0 and b_6 are intact
     assert s.brier_final == full.brier_final and s.n_brier == 20
+
+
+def test_the_judge_baseline_is_capped_like_the_model() -> None:
+    """With more draws than ``max_steps`` both the model's chain of thought and the baseline's
+    stored reasoning are merged to ``max_steps``; the baseline's exact posterior follows the
+    merge, so a noiseless judge still reads it exactly."""
+    config = resolve_config(None, {"draws": "20"})
+    frame = run_agents(generate(config, 3, 12), config, "urn-bayes", "judge-reader")
+    res = analyze(frame)
+    [model] = res.model_setups()
+    [base] = res.baseline_setups()
+    assert set(model.figure.step_counts) == {12} and set(base.figure.step_counts) == {12}
+    assert model.n_capped == 12 and base.n_capped == 12
+    assert model.m_judge_baseline == base.m and model.judge_baseline_refused is None
+    rows = frame[(frame["record"] == "belief") & (frame["source"] == "judge_baseline")]
+    assert (rows["belief"] - rows["exact"]).abs().max() < 1e-3
+
+
+def test_a_longer_baseline_is_refused_with_a_reason() -> None:
+    """A baseline judged on 20 steps never sits beside a model merged to 12 (older logs)."""
+    capped = resolve_config(None, {"draws": "20"})
+    items = generate(capped, 3, 12)
+    model = run_agents(items, capped, "urn-bayes", "judge-reader")
+    uncapped = resolve_config(None, {"draws": "20", "max_steps": "30"})
+    base = run_agents(items, uncapped, "urn-bayes", "judge-reader")
+    frame = pd.concat(
+        [model[model["source"] == "model"], base[base["source"] == "judge_baseline"]],
+        ignore_index=True,
+    )
+    [setup] = analyze(frame).model_setups()
+    assert setup.m_judge_baseline is None and setup.m_null is None
+    assert setup.judge_baseline_refused is not None
+    assert "20 steps" in setup.judge_baseline_refused and "12" in setup.judge_baseline_refused
+    text = tables(analyze(frame))
+    assert "n/a: the baseline has 20 steps" in text

@@ -20,8 +20,6 @@ from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split
         ('\ufeff {"probability": "35%"}', 0.35, False),
         ('Sure! {"belief": 0.9} is my answer.', 0.9, False),
         ("My belief: 0.15", 0.15, False),
-        ("I would put it at about 62%.", 0.62, False),
-        ("It is 1", 1.0, False),
         ("[0.3]", 0.3, False),
         ("10", 0.1, True),
         ('{"belief": "1.5%"}', 0.015, False),
@@ -50,6 +48,8 @@ def test_readable_replies(text: str, value: float, rescaled: bool) -> None:
         '{"belief": 7}',
         "belief: 2.5",
         "250%",
+        "I would put it at about 62%.",  # a number inside a sentence is never a belief
+        "It is 1",
     ],
 )
 def test_unreadable_replies_are_unparsed_with_a_reason(text: str) -> None:

@@ -143,9 +143,9 @@ def test_missing_and_malformed_files_are_one_line_errors(tmp_path: Path) -> None
     with pytest.raises(BiaslabError, match="not valid JSON"):
         loaders.perspectrum_claims(str(bad))
     bad.write_text(json.dumps({"claims": []}), encoding="utf-8")
-    with pytest.raises(BiaslabError, match="expected a list"):
+    with pytest.raises(BiaslabError, match=r"needs cId \(an integer\) and text, e\.g\. \{"):
         loaders.perspectrum_claims(str(bad))
-    with pytest.raises(BiaslabError, match="no 'questions' list"):
+    with pytest.raises(BiaslabError, match=r"each needs id, source, question .*\"source\""):
         loaders.forecastbench_questions(str(bad), None, None, 100)
     with pytest.raises(BiaslabError, match="resolved_after needs"):
         loaders.forecastbench_questions(QUESTIONS, None, dt.date(2030, 1, 1), 100)
@@ -160,3 +160,41 @@ def test_the_suite_registers_its_task_roles_and_belief_parser() -> None:
     record = suite.parsers["belief"](item.turns[0], item, '```json\n{"belief": "70%"}\n```')
     assert record.model_dump()["predicted"] == "0.7000"
     assert suite.parsers["belief"](item.turns[0], item, "no idea").model_dump()["parsed"] is False
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_loaders_read_json_lines_as_well(tmp_path: Path, suffix: str) -> None:
+    """The same records as JSON Lines (one per line, under either suffix) load as from JSON."""
+    for name, key in (
+        ("forecastbench_questions.json", "questions"),
+        ("forecastbench_resolutions.json", "resolutions"),
+        ("perspectrum.json", None),
+    ):
+        data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+        rows = data[key] if key else data
+        lines = "\n".join(json.dumps(row) for row in rows)
+        (tmp_path / f"{name.removesuffix('.json')}{suffix}").write_text(lines, encoding="utf-8")
+    questions = str(tmp_path / f"forecastbench_questions{suffix}")
+    resolutions = str(tmp_path / f"forecastbench_resolutions{suffix}")
+    assert loaders.forecastbench_questions(
+        questions, resolutions, None, 1500
+    ) == loaders.forecastbench_questions(QUESTIONS, RESOLUTIONS, None, 1500)
+    assert loaders.perspectrum_claims(
+        str(tmp_path / f"perspectrum{suffix}")
+    ) == loaders.perspectrum_claims(str(FIXTURES / "perspectrum.json"))
+
+
+def test_a_wrong_shape_names_the_fields_and_shows_a_record(tmp_path: Path) -> None:
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text('{"title": "a claim", "label": 1}\n{"title": "another"}\n', encoding="utf-8")
+    with pytest.raises(BiaslabError) as caught:
+        loaders.perspectrum_claims(str(wrong))
+    message = str(caught.value)
+    assert "\n" not in message and "needs cId (an integer) and text" in message
+    assert '{"cId": 12, "text":' in message
+    with pytest.raises(BiaslabError, match="needs id, source, question"):
+        loaders.forecastbench_questions(str(wrong), None, None, 100)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"cId": 1, "text": "x"}\n{"cId": 2,\n', encoding="utf-8")
+    with pytest.raises(BiaslabError, match="line 2: not valid JSON"):
+        loaders.perspectrum_claims(str(broken))

@@ -10,6 +10,7 @@ the same judge) count once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,8 @@ from biaslab.stats import (
     martingale_score,
     pearson,
 )
+from biaslab.suites.entrenchment.beliefs import error_kind
+from biaslab.suites.entrenchment.factors import accuracy_link, factor_regression
 from biaslab.suites.entrenchment.results import (
     EntrenchmentResults,
     FigureData,
@@ -40,11 +43,14 @@ SETUP_KEY = (
     "model",
     "judge",
     "domain",
+    "variant",  # a domain's variant (Perspectrum: the perspective read first); often empty
     "mode",
     "system_prompt",
     "belief_construct",
     "judge_mode",
     "baseline_setting",  # a judge baseline's urn settings; empty for the model's setups
+    "reasoner_settings",  # answer-changing generation settings of the model under test
+    "judge_settings",  # ... and of the judge (temperature first among them)
 )
 TRAJECTORY = ("run_key", "item_id", "epoch")
 REQUIRED = ("record", "question", "source", "belief_construct", "judge_mode", "replicate", "step")
@@ -83,6 +89,12 @@ DECISIONS: dict[str, str] = {
     "beliefs": "every belief is P(the item's yes option), whichever option the judge was asked "
     "about (randomised per question)",
     "brier": "Brier of the first (b_0) and final (b_N) judged beliefs where ground truth exists",
+    "factors": "M by setup factor: all model setups' pairs in one OLS of Δb on b_prior with, per "
+    "level of each varying factor, a dummy and its interaction with b_prior (the shift of M "
+    "against the factor's first level), CR1 by question with t(G-1); fitted from 3 setups; a "
+    "factor confounded with the others is left out and named",
+    "accuracy": "|M| against the final Brier score across model setups: Spearman and Pearson "
+    "(scipy), from 3 setups with both",
 }
 
 
@@ -99,7 +111,12 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if missing:
         raise BiaslabError(f"entrenchment analysis needs columns {', '.join(missing)}")
     data = frame.copy()
-    data["judge"] = data["roles"].map(_judge) if "roles" in data else "(no judge)"
+    if "roles" in data:
+        data["judge"] = data["roles"].map(_judge)
+    elif "judge" in data:  # beliefs read from a file: a judge named there, or none
+        data["judge"] = data["judge"].fillna("").astype(str)
+    else:
+        data["judge"] = "(no judge)"
     for column, default in (("run_key", ""), ("item_id", ""), ("epoch", 1)):
         if column not in data:
             data[column] = default
@@ -110,6 +127,9 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     setting = data["urn_setting"] if "urn_setting" in data else pd.Series("", index=data.index)
     data["urn_setting"] = setting.fillna("").astype(str)
     data["baseline_setting"] = data["urn_setting"].where(baseline, "")
+    data["reasoner_settings"], data["judge_settings"] = _settings(data)
+    data["variant"] = data["variant"].fillna("").astype(str) if "variant" in data else ""
+    data.loc[baseline, "reasoner_settings"] = ""
     beliefs = data[data["record"] == "belief"].copy()
     trajectories = data[data["record"] == "trajectory"].copy()
     _check_beliefs(beliefs)
@@ -118,6 +138,45 @@ def prepare(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     beliefs["n_steps"] = beliefs["n_steps"].astype(int)
     beliefs = _dedupe_baseline(beliefs)
     return beliefs.reset_index(drop=True), trajectories.reset_index(drop=True)
+
+
+def _settings_label(settings: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in settings.items()
+    )
+
+
+def _settings(data: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per row, the reasoner's and the judge's answer-changing generation settings as labels
+    (``temperature=0.3, max_tokens=64``; empty for the provider's defaults): the run's own per
+    role (the ``generation`` column) overridden by the suite's ``reasoner_temperature`` /
+    ``judge_temperature``, which every call of the suite sets when given. Runs that differ here
+    are different setups, never pooled."""
+    runs = data["generation"] if "generation" in data else pd.Series("{}", index=data.index)
+    parsed = {text: json.loads(text) for text in runs.fillna("{}").astype(str).unique()}
+    reasoner, judge = [], []
+    for text, own_t, judge_t in zip(
+        runs.fillna("{}").astype(str),
+        _column(data, "reasoner_temperature"),
+        _column(data, "judge_temperature"),
+        strict=True,
+    ):
+        roles = parsed[text]
+        model = dict(roles.get("model") or {})
+        judged = dict(roles.get("judge") or {})
+        if np.isfinite(own_t):
+            model["temperature"] = float(own_t)
+        if np.isfinite(judge_t):
+            judged["temperature"] = float(judge_t)
+        reasoner.append(_settings_label(dict(sorted(model.items()))))
+        judge.append(_settings_label(dict(sorted(judged.items()))))
+    return pd.Series(reasoner, index=data.index), pd.Series(judge, index=data.index)
+
+
+def _column(data: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in data:
+        return np.full(len(data), np.nan)
+    return pd.to_numeric(data[name], errors="coerce").to_numpy(dtype=float)
 
 
 def _check_beliefs(beliefs: pd.DataFrame) -> None:
@@ -143,7 +202,8 @@ def _dedupe_baseline(beliefs: pd.DataFrame) -> pd.DataFrame:
     with the smallest run key wins, so the choice never depends on file order."""
     is_base = beliefs["source"] == "judge_baseline"
     base = beliefs[is_base].sort_values(["run_key", "item_id", "epoch", "replicate", "step"])
-    key = ["judge", "belief_construct", "judge_mode", "baseline_setting", "question", "epoch"]
+    key = ["judge", "judge_settings", "belief_construct", "judge_mode", "baseline_setting"]
+    key += ["question", "epoch"]
     first_run = base.groupby(key, sort=True)["run_key"].transform("min")
     return pd.concat([beliefs[~is_base], base[base["run_key"] == first_run]])
 
@@ -244,9 +304,12 @@ def _quality(group: pd.DataFrame) -> dict[str, Any]:
     judged = group.groupby(["traj", "replicate"])
     failed = int(judged["failed"].agg(lambda s: bool(s.fillna(False).astype(bool).any())).sum())
     parsed = group["parsed"].fillna(False).astype(bool)
+    errors = group.loc[~parsed, "error"] if "error" in group else pd.Series("", index=group.index)
+    kinds = errors.map(lambda e: error_kind(e if isinstance(e, str) else None)).value_counts()
     return {
         "n_judgements": len(group),
         "unparsed_rate": float((~parsed).mean()) if len(group) else None,
+        "unparsed_reasons": {str(k): int(v) for k, v in sorted(kinds.items())},
         "n_failed_trajectories": failed,
         "failure_rate": failed / judged.ngroups if judged.ngroups else None,
     }
@@ -433,10 +496,24 @@ def setup_result(key: tuple[str, ...], group: pd.DataFrame, traj_rows: pd.DataFr
     return SetupResult(**fields, notes=tuple(notes), figure=_figure(primary, pairs, key))
 
 
+def _shape_mismatch(setup: SetupResult, base: SetupResult) -> str | None:
+    """Why a baseline cannot stand beside a model's M: its trajectories are longer than the ones
+    the model's were merged down to (logs written before the baseline was capped the same way).
+    The judge's artefact grows with the number of steps, so such a baseline is no null for M."""
+    model_steps = max(setup.figure.step_counts, default=0)
+    base_steps = max(base.figure.step_counts, default=0)
+    if setup.n_capped == 0 or base_steps <= model_steps:
+        return None
+    return (
+        f"the baseline has {base_steps} steps per trajectory, the model's were merged to at most "
+        f"{model_steps}"
+    )
+
+
 def _with_baseline(
     setup: SetupResult,
     settings: Sequence[str],
-    baselines: dict[tuple[str, str, str, str], SetupResult],
+    baselines: dict[tuple[str, str, str, str, str], SetupResult],
 ) -> SetupResult:
     """The model setup with the judge baseline made by the same judge, construct and judge mode
     under the urn settings its runs used (``settings``); none when its runs used several."""
@@ -446,9 +523,19 @@ def _with_baseline(
         note = "its runs used judge baselines of different urn settings: none is shown beside M"
         return setup.model_copy(update={"notes": (*setup.notes, note)})
     setting = settings[0] if settings else ""
-    base = baselines.get((setup.judge, setup.belief_construct, setup.judge_mode, setting))
+    key = (setup.judge, setup.judge_settings, setup.belief_construct, setup.judge_mode, setting)
+    base = baselines.get(key)
     if base is None or base.m is None:
         return setup
+    refused = _shape_mismatch(setup, base)
+    if refused is not None:
+        return setup.model_copy(
+            update={
+                "baseline_setting": base.baseline_setting,
+                "judge_baseline_refused": refused,
+                "notes": (*setup.notes, f"judge baseline not shown: {refused}"),
+            }
+        )
     return setup.model_copy(
         update={
             "baseline_setting": base.baseline_setting,
@@ -474,7 +561,8 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         raise BiaslabError("the entrenchment logs contain no judged beliefs")
     setups = []
     settings: list[list[str]] = []
-    traj_key = ["source", "model", "domain", "mode", "system_prompt", "baseline_setting"]
+    traj_key = ["source", "model", "domain", "variant", "mode", "system_prompt", "baseline_setting"]
+    traj_key += ["reasoner_settings", "judge_settings"]
     for key, group in beliefs.groupby(list(SETUP_KEY), sort=True):
         keys = tuple(str(k) for k in key)
         keyed = dict(zip(SETUP_KEY, keys, strict=True))
@@ -485,15 +573,42 @@ def analyze(frame: pd.DataFrame) -> EntrenchmentResults:
         setups.append(setup_result(keys, group, trajectories[mask]))
         settings.append(sorted(group["urn_setting"].unique()))
     baselines = {
-        (s.judge, s.belief_construct, s.judge_mode, s.baseline_setting): s
+        (s.judge, s.judge_settings, s.belief_construct, s.judge_mode, s.baseline_setting): s
         for s in setups
         if s.source == "judge_baseline"
     }
     setups = [_with_baseline(s, u, baselines) for s, u in zip(setups, settings, strict=True)]
+    decisions = dict(DECISIONS)
+    model_groups = [
+        (dict(zip(SETUP_KEY, (str(k) for k in key), strict=True)), group)
+        for key, group in beliefs[beliefs["source"] == "model"].groupby(list(SETUP_KEY), sort=True)
+    ]
+    factors = factor_regression(
+        [(keys, Wide(group[group["replicate"] == 0]).pairs()) for keys, group in model_groups]
+    )
+    m_brier = [
+        (abs(s.m), s.brier_final)
+        for s in setups
+        if s.source == "model" and s.m is not None and s.brier_final is not None
+    ]
+    accuracy = accuracy_link([m for m, _ in m_brier], [b for _, b in m_brier])
+    imported = frame.attrs.get("import")
+    if imported:
+        decisions["import"] = str(imported)
+        setups = [_no_baseline(s) for s in setups]
     return EntrenchmentResults(
         alpha=ALPHA,
         n_beliefs=len(beliefs),
         n_trajectories=len(trajectories),
         setups=tuple(setups),
-        decisions=dict(DECISIONS),
+        decisions=decisions,
+        factors=factors,
+        accuracy=accuracy,
     )
+
+
+def _no_baseline(setup: SetupResult) -> SetupResult:
+    """Beliefs read from a file: the judge baseline is n/a, and says why."""
+    from biaslab.suites.entrenchment.external import NO_BASELINE
+
+    return setup.model_copy(update={"judge_baseline_refused": NO_BASELINE})

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from biaslab.suites.params import resolve_params
 
-Domain = Literal["urn", "claims", "forecastbench", "perspectrum"]
+Domain = Literal["urn", "claims", "forecastbench", "perspectrum", "reviews", "opinions"]
+PerspectiveOrder = Literal["support-first", "undermine-first"]
 Mode = Literal["cot", "debate"]
 SystemPrompt = Literal["none", "prior-conforming", "critical"]
 JudgeMode = Literal["prefix", "trajectory"]
@@ -27,6 +28,10 @@ DOWNLOADED: dict[str, str] = {
     "a resolution set (datasets/resolution_sets/*.json)",
     "perspectrum": "Perspectrum's data/dataset/perspectrum_with_answers_v1.0.json "
     "(github.com/CogComp/perspectrum, CC BY-SA 4.0)",
+    "reviews": "a JSON or JSON Lines file of paper submissions with title, abstract, reviews and "
+    "an accept/reject decision (e.g. PeerRead's reviews, or notes exported from OpenReview)",
+    "opinions": "a JSON or JSON Lines file of opinion posts with title, text and whether the "
+    "author's view changed (e.g. the ChangeMyView 'Winning Arguments' corpus, delta_label)",
 }
 
 
@@ -52,11 +57,15 @@ class Config(BaseModel):
     prior_low: float = Field(default=0.05, gt=0.0, lt=1.0)
     prior_high: float = Field(default=0.95, gt=0.0, lt=1.0)
     questions: str | None = None
+    perspectives: str | None = None
+    perspective_order: PerspectiveOrder = "support-first"
     resolutions: str | None = None
     resolved_after: dt.date | None = None
     context_chars: int = Field(default=1500, ge=100, le=100_000)
     reasoner_max_tokens: int = Field(default=1024, ge=16)
     judge_max_tokens: int = Field(default=64, ge=8)
+    reasoner_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -74,6 +83,8 @@ class Config(BaseModel):
             )
         if self.resolutions and self.domain != "forecastbench":
             raise ValueError("resolutions is only read for domain=forecastbench")
+        if self.perspectives and self.domain != "perspectrum":
+            raise ValueError("perspectives is only read for domain=perspectrum")
         return self
 
 
@@ -82,13 +93,24 @@ PRESETS: dict[str, dict[str, Any]] = {
     "calibration": {"domain": "urn", "judge_replicates": 2},
     "claims": {"domain": "claims"},
     "debate": {"domain": "claims", "mode": "debate"},
-    "paper": {"domain": "claims", "judge_mode": "trajectory", "judge_baseline": False},
+    # He et al.: one judge call per trajectory, every blank-line paragraph a step, the reasoner at
+    # temperature 0.1 and the judge at 0.3 (50 is our ceiling on steps; the paper sets none)
+    "paper": {
+        "domain": "claims",
+        "judge_mode": "trajectory",
+        "judge_baseline": False,
+        "min_step_chars": 0,
+        "max_steps": 50,
+        "reasoner_temperature": 0.1,
+        "judge_temperature": 0.3,
+    },
 }
 
 PARAMETER_DOCS: dict[str, str] = {
-    "domain": "urn | claims | forecastbench | perspectrum — urn: two urns, one draw revealed per "
-    "step, exact posterior known; claims: our value-laden yes/no claims; the other two read "
-    "files you download (-p questions=PATH)",
+    "domain": "urn | claims | forecastbench | perspectrum | reviews | opinions — urn: two urns, "
+    "one draw revealed per step, exact posterior known; claims: our value-laden yes/no claims; "
+    "the others read files you download (-p questions=PATH): forecasting questions, "
+    "Perspectrum claims, paper reviews (accept/reject), opinion posts (view changed)",
     "mode": "cot | debate — chain of thought split into paragraphs, or two instances of the model "
     "arguing opposite sides (opener randomised per question)",
     "system_prompt": "none | prior-conforming | critical — the reasoner's system prompt (the "
@@ -113,12 +135,21 @@ PARAMETER_DOCS: dict[str, str] = {
     "urn_b": "urn: share of red balls in urn B",
     "prior_low": "urn: the stated prior of urn A is drawn uniformly from [prior_low, prior_high]",
     "prior_high": "urn: upper end of the prior's range",
-    "questions": "forecastbench / perspectrum: path of the downloaded file",
+    "questions": "forecastbench / perspectrum / reviews / opinions: path of the downloaded file "
+    "(JSON or JSON Lines)",
+    "perspectives": "perspectrum: path of perspective_pool_v1.0.json; each claim is then shown "
+    "with one supporting and one undermining perspective (claims lacking either are skipped)",
+    "perspective_order": "support-first | undermine-first — which perspective is read first (run "
+    "both for the order-invariance check: the same claims, two setups)",
     "resolutions": "forecastbench: path of a resolution set (binary resolved questions only)",
     "resolved_after": "forecastbench: keep questions resolved after YYYY-MM-DD (a model's cutoff)",
     "context_chars": "forecastbench: cap on background characters shown",
     "reasoner_max_tokens": "tokens per reasoner reply unless --max-tokens is given",
     "judge_max_tokens": "tokens per judge reply (trajectory mode: per belief, plus this)",
+    "reasoner_temperature": "temperature of every call to the model under test (reasoning, "
+    "debate speeches, self-reports); unset: the run's or the provider's default",
+    "judge_temperature": "temperature of every judge call; unset: the judge role's own setting "
+    "(--model-role 'judge={model: M, temperature: T}') or the provider's default",
 }
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -160,18 +160,62 @@ def forecast_proposition(q: loaders.ExternalQuestion) -> str:
     return "\n".join(parts)
 
 
-def external_questions(config: Config, seed: int, n: int) -> list[Question]:
+def review_proposition(q: loaders.ExternalQuestion) -> str:
+    parts = [f"Paper submission: {q.text}"]
+    if q.background:
+        parts.append(f"Abstract: {q.background}")
+    if q.criteria:
+        parts.append(f"Reviews:\n{q.criteria}")
+    parts.append("As the area chair, will you accept or reject this submission?")
+    return "\n".join(parts)
+
+
+def opinion_proposition(q: loaders.ExternalQuestion) -> str:
+    parts = [f'Someone posted this view and invited others to change it: "{q.text}"']
+    if q.background:
+        parts.append(f"Their post: {q.background}")
+    parts.append("Will the discussion change the author's view?")
+    return "\n".join(parts)
+
+
+def perspective_proposition(q: loaders.ExternalQuestion) -> str:
+    return (
+        f"{q.background}\n{claim_proposition(q.text)}"
+        if q.background
+        else claim_proposition(q.text)
+    )
+
+
+def _external_pool(
+    config: Config,
+) -> tuple[list[loaders.ExternalQuestion], Callable[[loaders.ExternalQuestion], str]]:
     assert config.questions is not None  # enforced by Config
     if config.domain == "forecastbench":
         pool = loaders.forecastbench_questions(
             config.questions, config.resolutions, config.resolved_after, config.context_chars
         )
-        render = forecast_proposition
-    else:
-        pool = loaders.perspectrum_claims(config.questions)
+        return pool, forecast_proposition
+    if config.domain == "reviews":
+        return loaders.paper_reviews(config.questions, config.context_chars), review_proposition
+    if config.domain == "opinions":
+        return loaders.opinion_posts(config.questions, config.context_chars), opinion_proposition
+    if config.perspectives:
+        pool = loaders.perspectrum_with_perspectives(
+            config.questions, config.perspectives, config.perspective_order
+        )
+        return pool, perspective_proposition
+    return loaders.perspectrum_claims(config.questions), perspective_proposition
 
-        def render(q: loaders.ExternalQuestion) -> str:
-            return claim_proposition(q.text)
+
+def variant(config: Config) -> str:
+    """The domain's variant, a setup factor of its own: the perspective order on Perspectrum."""
+    if config.domain == "perspectrum" and config.perspectives:
+        return config.perspective_order
+    return ""
+
+
+def external_questions(config: Config, seed: int, n: int) -> list[Question]:
+    pool, render = _external_pool(config)
 
     chosen = _permuted_prefix(pool, seed, config.domain, n)
     return [
@@ -179,6 +223,8 @@ def external_questions(config: Config, seed: int, n: int) -> list[Question]:
             key=q.key,
             proposition=render(q),
             reasoner_text=render(q),
+            option_yes=q.option_yes,
+            option_no=q.option_no,
             outcome=q.outcome,
             meta=dict(q.meta),
         )
@@ -237,6 +283,7 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
             "opener": opener,
             "outcome": question.outcome,
             "urn_setting": urn_setting(config),
+            **({"variant": variant(config)} if variant(config) and not baseline else {}),
             "detail": detail,
         },
     )

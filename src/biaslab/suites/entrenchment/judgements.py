@@ -24,6 +24,8 @@ class BeliefRecord(AnswerRecord):
     ``belief`` is always P(the item's yes option), whichever option the judge was asked about
     (``asked_yes``); ``None`` when the reply could not be read (``error`` says why). ``failed``
     marks every belief of a trajectory the paper-mode judge could not score (after one retry).
+    ``reasoner_temperature``/``judge_temperature`` are the suite's own settings for the calls
+    (None: the run's or role's), part of the setup key with the run's generation settings.
     ``urn_setting`` is the run's urn settings (those of a urn question, and of the judge baseline
     beside any question).
     """
@@ -52,6 +54,9 @@ class BeliefRecord(AnswerRecord):
     exact: float | None = Field(default=None, ge=0.0, le=1.0)
     outcome: int | None = None
     urn_setting: str | None = None
+    variant: str = ""  # a domain's variant (Perspectrum: which perspective is read first)
+    reasoner_temperature: float | None = None
+    judge_temperature: float | None = None
 
 
 class TrajectoryRecord(AnswerRecord):
@@ -71,3 +76,6 @@ class TrajectoryRecord(AnswerRecord):
     failure: str | None = None
     outcome: int | None = None
     urn_setting: str | None = None
+    variant: str = ""  # a domain's variant (Perspectrum: which perspective is read first)
+    reasoner_temperature: float | None = None
+    judge_temperature: float | None = None

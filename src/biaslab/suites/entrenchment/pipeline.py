@@ -14,6 +14,7 @@ model under test and the judge) so the Inspect solver and the in-process benchma
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import typing
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,7 +35,14 @@ from biaslab.answers import label_probabilities
 from biaslab.errors import BiaslabError
 from biaslab.schema import Item
 from biaslab.suites.entrenchment import prompts
-from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps
+from biaslab.suites.entrenchment.beliefs import (
+    NO_LOGPROBS,
+    RETRY_FAILED,
+    merge_evenly,
+    read_belief,
+    read_beliefs,
+    split_steps,
+)
 from biaslab.suites.entrenchment.config import (
     Config,
     Construct,
@@ -88,6 +96,7 @@ class ItemView:
     exact: tuple[float, ...] | None
     fixed_steps: tuple[str, ...] | None
     urn_setting: str | None = None
+    variant: str = ""
 
     @classmethod
     def of(cls, item: Item) -> ItemView:
@@ -114,6 +123,7 @@ class ItemView:
             exact=tuple(float(v) for v in exact) if exact is not None else None,
             fixed_steps=tuple(str(s) for s in steps) if steps is not None else None,
             urn_setting=None if meta.get("urn_setting") is None else str(meta["urn_setting"]),
+            variant=str(meta.get("variant") or ""),
         )
 
     @property
@@ -138,6 +148,15 @@ class Reasoning:
     n_raw: int
     failure: str | None = None
     transcript: tuple[ChatMessage, ...] = ()
+    #: stored reasoning merged to ``max_steps``: the raw step each merged step ends at
+    raw_step: tuple[int, ...] | None = None
+    reasoner_temperature: float | None = None
+    judge_temperature: float | None = None
+
+
+def _reasoner(config: Config) -> GenerateConfig:
+    """A call to the model under test: the suite's reasoner temperature, if it sets one."""
+    return GenerateConfig(temperature=config.reasoner_temperature)
 
 
 def _opening(view: ItemView) -> list[ChatMessage]:
@@ -149,13 +168,23 @@ def _opening(view: ItemView) -> list[ChatMessage]:
 
 
 async def reason(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
-    """The trajectory to judge."""
-    if view.fixed_steps is not None:
-        return Reasoning(view.fixed_steps, None, len(view.fixed_steps))
+    """The trajectory to judge, carrying the suite's temperatures for its records."""
+    reasoning = await _reasoning(view, config, ask_model)
+    return dataclasses.replace(
+        reasoning,
+        reasoner_temperature=config.reasoner_temperature,
+        judge_temperature=config.judge_temperature,
+    )
+
+
+async def _reasoning(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
+    if view.fixed_steps is not None:  # the judge baseline: capped as a chain of thought is
+        steps, bounds = merge_evenly(view.fixed_steps, config.max_steps)
+        return Reasoning(steps, None, len(view.fixed_steps), raw_step=bounds)
     if view.mode == "debate":
         return await _debate(view, config, ask_model)
     messages = _opening(view)
-    output = await ask_model(messages, GenerateConfig(), None)
+    output = await ask_model(messages, _reasoner(config), None)
     text = output.completion
     split = split_steps(text, min_chars=config.min_step_chars, max_steps=config.max_steps)
     failure = None if split.steps else "the reasoner wrote nothing"
@@ -193,7 +222,7 @@ async def _debate(view: ItemView, config: Config, ask_model: Ask) -> Reasoning:
                 messages[-1] = ChatMessageUser(content=f"{messages[-1].text}\n\n{previous}")
             else:
                 messages.append(ChatMessageUser(content=previous))
-        output = await ask_model(list(messages), GenerateConfig(), None)
+        output = await ask_model(list(messages), _reasoner(config), None)
         speech = " ".join(output.completion.split())
         messages.append(ChatMessageAssistant(content=output.completion, source="generate"))
         speeches.append(speech)
@@ -252,7 +281,8 @@ def judge_requests(view: ItemView, reasoning: Reasoning, config: Config) -> list
                         None,
                         (ChatMessageUser(content=text),),
                         GenerateConfig(
-                            max_tokens=config.judge_max_tokens + TOKENS_PER_BELIEF * (n + 1)
+                            max_tokens=config.judge_max_tokens + TOKENS_PER_BELIEF * (n + 1),
+                            temperature=config.judge_temperature,
                         ),
                         _cache(view, replicate),
                     )
@@ -277,10 +307,13 @@ def _prefix_request(
     shown = reasoning.steps[:step]
     tags = _side_options(view, reasoning.sides)
     tags = tags[:step] if tags is not None else None
-    limit = GenerateConfig(max_tokens=config.judge_max_tokens)
+    limit = GenerateConfig(max_tokens=config.judge_max_tokens, temperature=config.judge_temperature)
     if construct == "self_report":
+        own = GenerateConfig(
+            max_tokens=config.judge_max_tokens, temperature=config.reasoner_temperature
+        )
         return JudgeRequest(
-            construct, "prefix", replicate, step, _self_report(view, shown), limit, None,
+            construct, "prefix", replicate, step, _self_report(view, shown), own, None,
             to_model=True,
         )  # fmt: skip
     if construct == "judge_logprob":
@@ -288,7 +321,10 @@ def _prefix_request(
             view.proposition, view.options, view.target, shown, tags, labels, replicate
         )
         config_lp = GenerateConfig(
-            max_tokens=config.judge_max_tokens, logprobs=True, top_logprobs=TOP_LOGPROBS
+            max_tokens=config.judge_max_tokens,
+            temperature=config.judge_temperature,
+            logprobs=True,
+            top_logprobs=TOP_LOGPROBS,
         )
         return JudgeRequest(
             construct,
@@ -347,7 +383,8 @@ def _record(
     **extra: Any,
 ) -> BeliefRecord:
     sides = reasoning.sides
-    exact = view.exact[step] if view.source == "judge_baseline" and view.exact else None
+    raw = reasoning.raw_step[step] if reasoning.raw_step is not None else step
+    exact = view.exact[raw] if view.source == "judge_baseline" and view.exact else None
     return BeliefRecord(
         question=view.question,
         source=view.source,
@@ -367,6 +404,9 @@ def _record(
         exact=exact,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        variant=view.variant,
+        reasoner_temperature=reasoning.reasoner_temperature,
+        judge_temperature=reasoning.judge_temperature,
         **extra,
     )
 
@@ -392,6 +432,11 @@ def answer_probabilities(output: ModelOutput, labels: Sequence[str]) -> dict[str
     return label_probabilities(token_alternatives(output)[1], labels)
 
 
+def _asked(request: JudgeRequest) -> str:
+    """The text the reply answers: every message of the request (an echo of any is not read)."""
+    return "\n".join(message.text for message in request.messages)
+
+
 async def run_request(
     view: ItemView, reasoning: Reasoning, request: JudgeRequest, ask: Ask
 ) -> list[BeliefRecord]:
@@ -405,9 +450,9 @@ async def run_request(
     if request.construct == "judge_logprob":
         probs = answer_probabilities(output, request.labels)
         value = probs["yes"] if probs is not None else None
-        error = None if probs is not None else "no logprobs for a yes/no answer token"
+        error = None if probs is not None else f"{NO_LOGPROBS}: none for a yes/no answer token"
         return [_record(view, reasoning, request, request.step, value, error=error, raw=raw)]
-    reading = read_belief(text)
+    reading = read_belief(text, _asked(request))
     return [
         _record(
             view,
@@ -426,7 +471,8 @@ async def _read_trajectory(
     view: ItemView, reasoning: Reasoning, request: JudgeRequest, ask: Ask, output: ModelOutput
 ) -> list[BeliefRecord]:
     n = len(reasoning.steps)
-    readings = read_beliefs(output.completion, n + 1)
+    prompt = _asked(request)
+    readings = read_beliefs(output.completion, n + 1, prompt)
     retried = False
     if readings.values is None:
         retried = True
@@ -436,10 +482,10 @@ async def _read_trajectory(
             ChatMessageUser(content=prompts.trajectory_retry(readings.error or "unreadable", n)),
         ]
         output = await ask(follow_up, request.config, request.cache)
-        readings = read_beliefs(output.completion, n + 1)
+        readings = read_beliefs(output.completion, n + 1, prompt)
     raw = output.completion[:RAW_CHARS]
     if readings.values is None:
-        error = f"trajectory judge failed after one retry: {readings.error}"
+        error = f"{RETRY_FAILED}{readings.error}"
         return [
             _record(
                 view, reasoning, request, t, None, failed=True, retried=True, error=error, raw=raw
@@ -468,4 +514,7 @@ def trajectory_record(view: ItemView, reasoning: Reasoning, config: Config) -> T
         failure=reasoning.failure,
         outcome=view.outcome,
         urn_setting=view.urn_setting,
+        variant=view.variant,
+        reasoner_temperature=config.reasoner_temperature,
+        judge_temperature=config.judge_temperature,
     )

@@ -7,7 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RESULTS_SCHEMA_VERSION = 1
+from biaslab.suites.entrenchment.factors import AccuracyLink, FactorRegression
+
+RESULTS_SCHEMA_VERSION = 2
+#: joins a setup's factors in its label: not ``|``, which delimits Markdown table cells
+LABEL_SEPARATOR = " · "
 
 
 class _Model(BaseModel):
@@ -37,7 +41,9 @@ class FigureData(_Model):
 class SetupResult(_Model):
     """M and everything that qualifies it, for one setup.
 
-    A setup is source x model x judge x domain x mode x system prompt x construct x judge mode;
+    A setup is source x model x judge x domain x mode x system prompt x construct x judge mode x
+    the reasoner's and the judge's generation settings (``reasoner_settings``, ``judge_settings``:
+    temperature and every other answer-changing setting, empty for the provider's defaults);
     ``source="judge_baseline"`` rows are the judge's own M on built-in Bayesian urn reasoning.
     ``m*`` fields are per-step M (CR1 by question unless ``se_type`` says otherwise; ``"none"``
     when no standard error was computed — CR1 refused below 10 questions, or M undefined);
@@ -50,17 +56,23 @@ class SetupResult(_Model):
     (``m_null``, ``m_null_lo``, ``m_null_hi``; ``m_excess`` and ``m_null_p`` stay empty, see
     ``decisions``). ``baseline_setting`` names the urn settings (draws, urn shares, prior range)
     of the judge baseline: its own for a baseline setup, the matched one's for a model setup.
+    ``judge_baseline_refused`` says why a matched baseline is not shown (its trajectories are
+    longer than the model's, which were merged to ``max_steps``); ``n_capped`` counts the
+    trajectories merged down to ``max_steps``.
     """
 
     source: str
     model: str
     judge: str
     domain: str
+    variant: str = ""
     mode: str
     system_prompt: str
     belief_construct: str
     judge_mode: str
     baseline_setting: str = ""
+    reasoner_settings: str = ""
+    judge_settings: str = ""
     look_ahead: bool
     n_questions: int
     n_trajectories: int
@@ -102,6 +114,7 @@ class SetupResult(_Model):
     m_iv_judge_baseline_lo: float | None = None
     m_iv_judge_baseline_hi: float | None = None
     judge_baseline_error_r: float | None = None
+    judge_baseline_refused: str | None = None
     n_judge_baseline_questions: int = 0
     m_side: float | None = None
     m_side_lo: float | None = None
@@ -121,6 +134,7 @@ class SetupResult(_Model):
     n_error_pairs: int = 0
     n_judgements: int = 0
     unparsed_rate: float | None = None
+    unparsed_reasons: dict[str, int] = Field(default_factory=dict)
     n_failed_trajectories: int = 0
     failure_rate: float | None = None
     n_reasoner_failures: int = 0
@@ -130,20 +144,30 @@ class SetupResult(_Model):
 
     @property
     def label(self) -> str:
+        """The setup's factors joined by :data:`LABEL_SEPARATOR` (never a table delimiter)."""
         if self.source == "judge_baseline":
             parts = ["judge baseline", self.judge, self.belief_construct, self.judge_mode]
-            return " | ".join([*parts, self.baseline_setting] if self.baseline_setting else parts)
+            if self.judge_settings:
+                parts.insert(2, f"judge {self.judge_settings}")
+            return LABEL_SEPARATOR.join(
+                [*parts, self.baseline_setting] if self.baseline_setting else parts
+            )
         parts = [
             self.model,
             self.judge,
             self.domain,
+            self.variant,
             self.mode,
             self.system_prompt,
             self.belief_construct,
         ]
         if self.judge_mode != "prefix":
             parts.append(self.judge_mode)
-        return " | ".join(parts)
+        if self.reasoner_settings:
+            parts.append(f"model {self.reasoner_settings}")
+        if self.judge_settings:
+            parts.append(f"judge {self.judge_settings}")
+        return LABEL_SEPARATOR.join(p for p in parts if p)  # beliefs from a file leave some empty
 
 
 class EntrenchmentResults(_Model):
@@ -153,6 +177,10 @@ class EntrenchmentResults(_Model):
     n_trajectories: int
     setups: tuple[SetupResult, ...]
     decisions: dict[str, str]
+    #: M's shifts by setup factor (one pooled OLS, CR1 by question), when setups differ enough
+    factors: FactorRegression | None = None
+    #: |M| against the final Brier score across the model setups
+    accuracy: AccuracyLink | None = None
 
     def model_setups(self) -> list[SetupResult]:
         return [s for s in self.setups if s.source == "model"]

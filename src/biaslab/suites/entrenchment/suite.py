@@ -11,6 +11,10 @@ from biaslab.suites.entrenchment import generate as _generate
 from biaslab.suites.registry import Suite, lazy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+
     from biaslab.records import AnswerRecord
 
 
@@ -34,6 +38,12 @@ def _belief_parser(turn: Turn, item: Item, completion: str) -> AnswerRecord:
         completion=completion,
         details={"error": reading.error, "rescaled": reading.rescaled},
     )
+
+
+def _read_answers(path: Path) -> pd.DataFrame:
+    from biaslab.suites.entrenchment.external import read_beliefs_file
+
+    return read_beliefs_file(path)
 
 
 def _describe() -> list[str]:
@@ -65,4 +75,5 @@ SUITE = Suite(
     roles=("judge",),
     parsers={"belief": _belief_parser},
     card=lazy("biaslab.suites.entrenchment.card", "card_cells"),
+    read_answers=_read_answers,
 )

@@ -37,7 +37,7 @@ from biaslab.suites.entrenchment.pipeline import (
     run_request,
     trajectory_record,
 )
-from biaslab.tasks import TaskSettings, item_dataset, task_metadata
+from biaslab.tasks import TaskArgumentError, TaskSettings, item_dataset, task_metadata
 
 
 def asker(model: Model) -> Ask:
@@ -57,10 +57,7 @@ def asker(model: Model) -> Ask:
 def judge_model() -> Model:
     """The ``judge`` role's model; its absence is one line naming the options."""
     if "judge" not in model_roles():
-        raise BiaslabError(
-            "the entrenchment suite needs a judge model: inspect eval --model-role judge=MODEL, "
-            "or biaslab run --judge MODEL (or --self-judge)"
-        )
+        raise BiaslabError(NO_JUDGE)
     return get_model(role="judge", required=True)
 
 
@@ -119,8 +116,29 @@ def trajectory_scorer() -> Scorer:
     return score
 
 
+NO_JUDGE = (
+    "the entrenchment suite needs a judge model: inspect eval --model-role judge=MODEL "
+    "(or 'judge={model: MODEL, temperature: 0.3}'), or biaslab run --judge MODEL (or --self-judge)"
+)
+
+
+def _check_judge_role() -> None:
+    """Under ``inspect eval`` Inspect sets the eval's model roles before it builds the task, so a
+    missing judge is refused here in one line (a :class:`TaskArgumentError`), not as a traceback
+    from the first sample. ``biaslab run`` builds the task before any roles are set and checks
+    the roles itself; the context variable is Inspect's own (no public way to ask whether roles
+    were set), read only to tell the two apart."""
+    import contextvars
+
+    from inspect_ai.model._model import _model_roles
+
+    if _model_roles in contextvars.copy_context() and "judge" not in model_roles():
+        raise TaskArgumentError(NO_JUDGE)
+
+
 def build_task(items: Sequence[Item], settings: TaskSettings) -> Task:
     """The entrenchment task for a list of generated items."""
+    _check_judge_role()
     config = Config.model_validate(settings.config)
     return Task(
         name=settings.suite,
