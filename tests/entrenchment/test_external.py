@@ -94,14 +94,14 @@ def test_incomplete_rows_are_counted_not_refused(run_frame: pd.DataFrame, tmp_pa
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ("model,question,step,belief\nm,q,0,0.5\n", "missing column(s) question_id"),
+        ("model,question,step,belief\nm,q,0,0.5\n", "missing column question_id"),
         ("model,question_id,step,belief\n,q,0,0.5\nm,q,x,0.5\n", "no usable belief rows"),
         (
             "model,question_id,step,belief\nm,q,0,0.5\nm,q,0,0.6\n",
             "lines 2 and 3: two beliefs",
         ),
         ("model,question_id,step,belief,truth\nm,q,0,0.5,1\nm,q,1,0.6,0\n", "two different"),
-        ("", "missing column(s) model"),
+        ("", "missing columns model, question_id, step, belief"),
     ],
 )
 def test_malformed_files_are_one_line(
@@ -125,7 +125,7 @@ def test_malformed_json_lines_are_one_line(
     path.write_text('{"id": 1, "p": 0.5}\n')
     assert main(["analyze", str(path), "--suite", "entrenchment"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "missing column(s) model, question_id, step, belief" in err[0]
+    assert len(err) == 1 and "missing fields model, question_id, step, belief" in err[0]
     assert '"question_id": "q17"' in err[0]  # one valid record shown
 
 

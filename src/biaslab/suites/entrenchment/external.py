@@ -22,15 +22,15 @@ or two different beliefs for one (model, setup, construct, question, replicate, 
 
 from __future__ import annotations
 
-import csv
+import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import jsonl_objects
+from biaslab.rows import read_rows
 from biaslab.suites.entrenchment.beliefs import EMPTY, NOT_NUMBER, OUT_OF_RANGE
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ def read_beliefs_file(path: Path) -> pd.DataFrame:
     rejected: Counter[str] = Counter()
     seen: dict[tuple[Any, ...], tuple[int, float | None]] = {}
     duplicates = 0
-    for number, raw in _raw_rows(path):
+    example = json.loads(EXAMPLE)
+    for number, raw in read_rows(path, REQUIRED, example=example):
         row, problem = _row(raw)
         if row is None:
             rejected[str(problem)] += 1
@@ -95,33 +96,6 @@ def _summary(name: str, used: int, rejected: Counter[str], duplicates: int) -> s
     if duplicates:
         text += f"; {duplicates} repeated rows (same belief) counted once"
     return text + f"; {NO_BASELINE}"
-
-
-def _raw_rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is no header
-    except UnicodeDecodeError as exc:
-        raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if path.suffix == ".jsonl":
-        objects = list(jsonl_objects(text.splitlines(), lambda n: f"{path.name} line {n}"))
-        if objects and not any(all(c in row for c in REQUIRED) for _, row in objects):
-            _missing(path.name, [c for c in REQUIRED if c not in objects[0][1]])
-        yield from objects
-        return
-    reader = csv.DictReader(text.splitlines())
-    missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
-    if missing:
-        _missing(path.name, missing)
-    yield from enumerate(reader, start=2)
-
-
-def _missing(name: str, columns: list[str]) -> None:
-    raise BiaslabError(
-        f"{name} line 1: missing column(s) {', '.join(columns)} (needed: {', '.join(REQUIRED)}; "
-        f"optional: {', '.join(OPTIONAL)}); a row looks like {EXAMPLE}"
-    )
 
 
 def _row(raw: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
