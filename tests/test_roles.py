@@ -16,6 +16,7 @@ import pytest
 from biaslab.agents.provider import ReferenceAgentAPI
 from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
+from tests.helpers.children import DRIVER, default_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ["run", "judged", "--model", "biaslab/oracle", "--n", "3", "--display", "none"]
@@ -119,13 +120,23 @@ def test_inspect_eval_with_model_role_is_the_same_run(tmp_path: Path) -> None:
     assert len(answer_frame(log_set)) == 9
 
 
+def _drive(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*DRIVER, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        preexec_fn=default_sigint,
+    )
+
+
 def test_an_interrupted_judged_run_resumes(tmp_path: Path) -> None:
     env = {**os.environ, "BIASLAB_TEST_STOP": "INT:4", "INSPECT_CACHE_DIR": str(tmp_path / "c")}
     args = [*RUN, "--judge", "biaslab/random", "--log-dir", str(tmp_path), "--max-connections", "1"]
-    driver = [sys.executable, "-m", "tests.helpers.run_driver"]
-    stopped = subprocess.run([*driver, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    stopped = _drive(args, env)
     assert stopped.returncode == 130, stopped.stderr
     env["BIASLAB_TEST_STOP"] = ""
-    resumed = subprocess.run([*driver, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    resumed = _drive(args, env)
     assert resumed.returncode == 0 and "resuming" in resumed.stderr, resumed.stderr
     assert len(frame_at(tmp_path)) == 9

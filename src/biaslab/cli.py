@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -46,6 +47,12 @@ def one_line(text: str) -> str:
     text = re.sub(r"\[/?[a-z ]+\]", "", text)
     text = re.sub(r"^\s*ERROR:\s*", "", text.strip())
     return re.sub(r"\s+", " ", text).strip()
+
+
+def log_path(location: str) -> str:
+    """A log's location printed one way: a local file as a plain path (Inspect names local logs
+    ``file:///…`` in some places and not in others), a remote one as its URL."""
+    return location.removeprefix("file://")
 
 
 def ensure_dir(path: Path) -> Path:
@@ -265,34 +272,42 @@ def run_suite(
             stack.enter_context(runs.run_lock(log_dir, specs[model]))
         before = runs.log_names(log_dir)
         fresh: list[str] = []
-        for model in models:
-            previous = runs.previous_attempts(log_dir, specs[model]) if resume else None
-            for name in previous.unreadable if previous else ():
-                click.echo(f"biaslab: skipped unreadable log {name}", err=True)
-            if previous and previous.succeeded is not None:
-                click.echo(
-                    f"up to date: {model} seed={seed} -> {previous.succeeded.name}", err=True
-                )
-                from inspect_ai.log import read_eval_log
+        try:
+            for model in models:
+                previous = runs.previous_attempts(log_dir, specs[model]) if resume else None
+                for name in previous.unreadable if previous else ():
+                    click.echo(f"biaslab: skipped unreadable log {name}", err=True)
+                if previous and previous.succeeded is not None:
+                    click.echo(
+                        f"up to date: {model} seed={seed} -> {log_path(previous.succeeded.name)}",
+                        err=True,
+                    )
+                    from inspect_ai.log import read_eval_log
 
-                logs.append(read_eval_log(previous.succeeded, header_only=True))
-            elif previous and previous.unfinished is not None:
-                click.echo(f"resuming {model} from {previous.unfinished.name}", err=True)
-                # eval_retry reuses the failed run's own max_tokens
-                logs.extend(eval_retry(previous.unfinished, **common))
-            else:
-                fresh.append(model)
-        if fresh:
-            logs.extend(
-                inspect_eval(
-                    task,
-                    model=fresh,
-                    model_roles=runs.model_roles_arg(roles),
-                    limit=limit,
-                    max_tokens=max_tokens,
-                    **common,
+                    logs.append(read_eval_log(previous.succeeded, header_only=True))
+                elif previous and previous.unfinished is not None:
+                    click.echo(
+                        f"resuming {model} from {log_path(previous.unfinished.name)}", err=True
+                    )
+                    # eval_retry reuses the failed run's own max_tokens
+                    logs.extend(eval_retry(previous.unfinished, **common))
+                else:
+                    fresh.append(model)
+                if guard.received is not None:
+                    break
+            if fresh and guard.received is None:
+                logs.extend(
+                    inspect_eval(
+                        task,
+                        model=fresh,
+                        model_roles=runs.model_roles_arg(roles),
+                        limit=limit,
+                        max_tokens=max_tokens,
+                        **common,
+                    )
                 )
-            )
+        except KeyboardInterrupt:  # a second signal, or one outside Inspect's event loop
+            guard.received = guard.received or signal.SIGINT
         stopped = guard.received is not None or any(log.status == "cancelled" for log in logs)
         if stopped or len(logs) < len(models):
             left = runs.logs_left_behind(log_dir, list(specs.values()), before)
@@ -512,7 +527,7 @@ def run_all(
             )
     for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
         click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
-                   f"{log.status} -> {log.location}", err=True)  # fmt: skip
+                   f"{log.status} -> {log_path(log.location)}", err=True)  # fmt: skip
     if not success:
         raise SystemExit(1)
 
@@ -566,7 +581,7 @@ def short_reason(message: str) -> str:
 
 def log_summary(log: Any, seed: int) -> str:
     """One line per run; a failed one also says how many samples finished and why it stopped."""
-    line = f"{log.eval.model} seed={seed}: {log.status} -> {log.location}"
+    line = f"{log.eval.model} seed={seed}: {log.status} -> {log_path(log.location)}"
     if log.status == "success":
         return line
     finished = sum(1 for sample in log.samples or [] if sample.error is None)
