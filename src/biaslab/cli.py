@@ -12,7 +12,8 @@ import json
 import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -74,21 +75,28 @@ def parse_params(pairs: Sequence[str]) -> dict[str, str]:
     return params
 
 
+#: most seeds one command runs (each seed is a full run of the suite)
+MAX_SEEDS = 1_000
+
+
 def parse_seeds(text: str) -> list[int]:
     """``1-5`` or ``1,2,7`` or ``3`` -> list of seeds."""
-    seeds: list[int] = []
+    ranges: list[tuple[int, int]] = []
     try:
         for part in text.split(","):
             lo, sep, hi = part.partition("-")
-            if sep:
-                seeds.extend(range(int(lo), int(hi) + 1))
-            else:
-                seeds.append(int(part))
+            ranges.append((int(lo), int(hi)) if sep else (int(part), int(part)))
     except ValueError:
         fail(f"bad --seeds {text!r}: use a range like 1-20 or a list like 1,2,3")
-    if not seeds or any(s < 0 for s in seeds):
-        fail(f"bad --seeds {text!r}: seeds must be non-negative and at least one")
-    return seeds
+    for lo, hi in ranges:
+        if lo < 0:
+            fail(f"bad --seeds {text!r}: seeds must be non-negative")
+        if hi < lo:
+            fail(f"bad --seeds {text!r}: backwards range {lo}-{hi} (write {hi}-{lo})")
+    count = sum(hi - lo + 1 for lo, hi in ranges)
+    if count > MAX_SEEDS:
+        fail(f"bad --seeds {text!r}: {count:,} seeds; at most {MAX_SEEDS:,} per command")
+    return [seed for lo, hi in ranges for seed in range(lo, hi + 1)]
 
 
 def generation_options(func: Any) -> Any:
@@ -721,6 +729,11 @@ def models() -> None:
     click.echo("  (<SERVICE>_BASE_URL and <SERVICE>_API_KEY).")
 
 
+#: most paths of each kind ``resolve --json`` lists: every one is printed, and a DAG can hold
+#: exponentially many
+MAX_LISTED_PATHS = 100_000
+
+
 @cli.command()
 @click.argument("network", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Answer plus supporting/defeated paths.")
@@ -728,7 +741,7 @@ def models() -> None:
 @click.option("--property", "prop", default=None, help="Override the file's query property.")
 @click.option(
     "--max-paths",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_LISTED_PATHS),
     default=50,
     show_default=True,
     help="With --json: paths of each kind listed (the rest are counted).",
@@ -738,7 +751,7 @@ def resolve(
 ) -> None:
     """Resolve NETWORK.json with skeptical inheritance: prints yes, no or unknown."""
     from biaslab.suites.defeasible.network import load_network
-    from biaslab.suites.defeasible.resolver import explain
+    from biaslab.suites.defeasible.resolver import explain_stream
     from biaslab.suites.defeasible.resolver import resolve as resolve_query
 
     net, query = load_network(network)
@@ -753,14 +766,41 @@ def resolve(
     if not as_json:
         click.echo(resolve_query(net, subject, prop))
         return
-    data = explain(net, subject, prop, max_paths=max_paths).to_dict()
-    payload = {
-        "answer": data["answer"],
-        "query": {"subject": subject, "property": prop},
-        "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
-        "omitted": {"supporting": data["omitted_supporting"], "defeated": data["omitted_defeated"]},
+    stream = explain_stream(net, subject, prop)
+    write = sys.stdout.write
+    write("{\n")
+    write(f'  "answer": {json.dumps(stream.answer)},\n')
+    query_text = json.dumps({"subject": subject, "property": prop}, indent=2)
+    write(f'  "query": {_indented(query_text, 2)},\n  "paths": {{\n')
+    listed = {}
+    for kind in ("supporting", "defeated"):
+        write(f'    "{kind}": ')
+        paths = islice(getattr(stream, kind), max_paths)
+        listed[kind] = _write_json_list((p.to_dict() for p in paths), 4, write)
+        write(",\n" if kind == "supporting" else "\n")
+    omitted = {
+        "supporting": stream.total_supporting - listed["supporting"],
+        "defeated": stream.total_defeated - listed["defeated"],
     }
-    click.echo(json.dumps(payload, indent=2))
+    write(f'  }},\n  "omitted": {_indented(json.dumps(omitted, indent=2), 2)}\n}}\n')
+    sys.stdout.flush()
+
+
+def _indented(text: str, level: int) -> str:
+    """``text`` (indented JSON) nested ``level`` spaces deep: its lines after the first shifted."""
+    return text.replace("\n", "\n" + " " * level)
+
+
+def _write_json_list(elements: Iterator[Any], level: int, write: Callable[[str], Any]) -> int:
+    """Write a JSON list one element at a time, laid out as ``json.dumps(indent=2)`` lays it out
+    ``level`` spaces deep; returns the number of elements."""
+    count = 0
+    for element in elements:
+        write("[\n" if count == 0 else ",\n")
+        write(" " * (level + 2) + _indented(json.dumps(element, indent=2), level + 2))
+        count += 1
+    write("[]" if count == 0 else "\n" + " " * level + "]")
+    return count
 
 
 def local_model_available() -> bool:
@@ -773,12 +813,21 @@ def local_model_available() -> bool:
 
 
 LOCAL_DEMO_MODEL = "biaslab/local"
+#: the demo's size scale: token bias asks 5 x n problems of a pool of about 1,000 per hypothesis
+DEMO_MAX_N = 200
+#: the embedded model answers a conversation in minutes on one core
+DEMO_MAX_LOCAL_N = 50
 
 
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("biaslab-demo"))
 @click.option(
-    "--n", "n", type=click.IntRange(min=1), default=4, show_default=True, help="Size scale."
+    "--n",
+    "n",
+    type=click.IntRange(min=1, max=DEMO_MAX_N),
+    default=4,
+    show_default=True,
+    help="Size scale.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
@@ -789,7 +838,7 @@ LOCAL_DEMO_MODEL = "biaslab/local"
 )
 @click.option(
     "--local-n",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=DEMO_MAX_LOCAL_N),
     default=1,
     show_default=True,
     help="Defeasible items per topology for the embedded model.",
