@@ -84,19 +84,19 @@ def parse_seeds(text: str) -> list[int]:
     ranges: list[tuple[int, int]] = []
     try:
         for part in text.split(","):
-            lo, sep, hi = part.partition("-")
-            ranges.append((int(lo), int(hi)) if sep else (int(part), int(part)))
+            low, sep, high = part.partition("-")
+            ranges.append((int(low), int(high)) if sep else (int(part), int(part)))
     except ValueError:
         fail(f"bad --seeds {text!r}: use a range like 1-20 or a list like 1,2,3")
-    for lo, hi in ranges:
-        if lo < 0:
+    for first, last in ranges:
+        if first < 0:
             fail(f"bad --seeds {text!r}: seeds must be non-negative")
-        if hi < lo:
-            fail(f"bad --seeds {text!r}: backwards range {lo}-{hi} (write {hi}-{lo})")
-    count = sum(hi - lo + 1 for lo, hi in ranges)
+        if last < first:
+            fail(f"bad --seeds {text!r}: backwards range {first}-{last} (write {last}-{first})")
+    count = sum(last - first + 1 for first, last in ranges)
     if count > MAX_SEEDS:
         fail(f"bad --seeds {text!r}: {count:,} seeds; at most {MAX_SEEDS:,} per command")
-    return [seed for lo, hi in ranges for seed in range(lo, hi + 1)]
+    return [seed for first, last in ranges for seed in range(first, last + 1)]
 
 
 def generation_options(func: Any) -> Any:
