@@ -126,3 +126,22 @@ def test_a_long_chain_is_one_path() -> None:
     explanation = explain(network, "n0", f"n{n - 1}")
     (path,) = explanation.supporting
     assert path.nodes == tuple(f"n{i}" for i in range(n))
+
+
+@pytest.mark.parametrize("where", ["file", "proc"])
+def test_report_checks_its_directory_before_the_analysis(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import biaslab.cli
+
+    def no_analysis(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the analysis ran before the output directory was checked")
+
+    monkeypatch.setattr(biaslab.cli, "analyse_path", no_analysis)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "report" if where == "file" else Path("/proc/biaslab-report")
+    line = one_line_error(["report", str(logs), "-o", str(out)], capsys)
+    assert str(out) in line

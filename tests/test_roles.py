@@ -77,7 +77,7 @@ def test_the_model_role_spelling_and_self_judge(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "fragment"),
     [
-        ((), "needs a judge model: add --model-role judge=MODEL (or --self-judge)"),
+        ((), "needs a judge model: add --judge MODEL (or --self-judge)"),
         (("--judge", "biaslab/random", "--self-judge"), "mutually exclusive"),
         (("--model-role", "judge"), "expected ROLE=MODEL"),
         (

@@ -20,7 +20,12 @@ from typing import Any, NoReturn
 import click
 
 from biaslab.errors import BiaslabError
-from biaslab.runs import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Interrupted
+from biaslab.runs import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Interrupted,
+    missing_role_message,
+)
 
 EXIT_USAGE = 2
 DEFAULT_LOG_DIR = "logs"
@@ -564,8 +569,7 @@ def resolve_roles(
     needed = get_suite(suite).roles
     for role in needed:
         if role not in roles:
-            hint = " (or --self-judge)" if role == "judge" else ""
-            fail(f"suite {suite!r} needs a {role} model: add --model-role {role}=MODEL{hint}")
+            fail(missing_role_message(suite, role))
     unused = sorted(set(roles) - set(needed))
     if unused:
         fail(f"suite {suite!r} has no {unused[0]!r} role (roles: {', '.join(needed) or 'none'})")
@@ -694,8 +698,10 @@ def analyze(
 )
 def report(logs: Path | str, output: Path, capability: Path | None, suite: str | None) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
-    from biaslab.report import write_report
+    from biaslab.report import prepare_output_dir, write_report
 
+    if not isinstance(logs, Path) or logs.exists():  # a missing input fails at once anyway
+        prepare_output_dir(output)  # before the analysis, which can take minutes
     written = write_report(analyse_path(logs, suite, capability), output)
     click.echo(f"report written to {written}")
 

@@ -280,6 +280,14 @@ def sample_count(logs: Sequence[Any]) -> int:
     )
 
 
+def missing_role_message(suite: str, role: str) -> str:
+    """The one wording of a missing role for ``biaslab run SUITE`` and ``biaslab run all``
+    (``--judge`` works for both; ``--model-role`` only for a single suite)."""
+    if role == "judge":
+        return f"suite {suite!r} needs a judge model: add --judge MODEL (or --self-judge)"
+    return f"suite {suite!r} needs a {role} model: add --model-role {role}=MODEL"
+
+
 def model_roles_arg(roles: Mapping[str, str]) -> dict[str, str] | None:
     return dict(roles) or None
 

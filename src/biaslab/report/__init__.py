@@ -98,12 +98,10 @@ def provenance_section(analysis: Analysis) -> str:
     return "\n\n".join(parts)
 
 
-def write_report(analysis: Analysis, out_dir: Path) -> Path:
-    """Write ``report.md``, ``report.html``, ``results.json`` and figures into ``out_dir``;
-    returns the Markdown path."""
-    from biaslab import __version__
-    from biaslab.analysis import write_document
-    from biaslab.suites.registry import get_suite
+def prepare_output_dir(out_dir: Path) -> Path:
+    """Create the report's directory and prove it takes a file, so a read-only or full location
+    fails in one line before a long analysis rather than after it."""
+    import tempfile
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -111,6 +109,24 @@ def write_report(analysis: Analysis, out_dir: Path) -> Path:
         raise BiaslabError(f"cannot create {out_dir}: {exc.strerror or exc}") from exc
     if not out_dir.is_dir():
         raise BiaslabError(f"cannot write the report: {out_dir} is not a directory")
+    try:
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise BiaslabError(
+            f"cannot write the report into {out_dir}: {exc.strerror or exc}"
+        ) from exc
+    return out_dir
+
+
+def write_report(analysis: Analysis, out_dir: Path) -> Path:
+    """Write ``report.md``, ``report.html``, ``results.json`` and figures into ``out_dir``;
+    returns the Markdown path."""
+    from biaslab import __version__
+    from biaslab.analysis import write_document
+    from biaslab.suites.registry import get_suite
+
+    prepare_output_dir(out_dir)
     intro = (
         f"# biaslab report\n\nbiaslab {__version__}. Suites: {', '.join(analysis.results)}. "
         "The same numbers, as data: [results.json](results.json). "
