@@ -28,10 +28,13 @@ _HTML_HEAD = """<!doctype html>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
   line-height: 1.45; color: #222; }}
-table {{ border-collapse: collapse; margin: 1rem 0; font-size: 0.85rem; display: block;
-  overflow-x: auto; }}
+div.table {{ max-width: 100%; overflow-x: auto; margin: 1rem 0; }}
+table {{ border-collapse: collapse; font-size: 0.85rem; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.45rem; text-align: right; white-space: nowrap; }}
-th {{ background: #f3f3f3; }}
+th {{ background: #f3f3f3; white-space: normal; min-width: 3.5rem; max-width: 11rem;
+  vertical-align: bottom; }}
+p, li {{ overflow-wrap: anywhere; }}
+pre {{ overflow-x: auto; }}
 th:first-child, td:first-child {{ text-align: left; }}
 td.na {{ color: #777; background: repeating-linear-gradient(45deg, #eee 0 4px, #fafafa 4px 8px); }}
 img {{ max-width: 100%; height: auto; display: block; margin: 0.5rem 0 1.5rem; }}
@@ -51,6 +54,10 @@ def markdown_to_html(markdown: str) -> str:
 
     body = MarkdownIt("commonmark").enable("table").render(markdown)
     body = re.sub(r"<td([^>]*)>n/a</td>", r'<td\1 class="na">n/a</td>', body)
+    # a wide table scrolls inside its own box, never the page
+    body = body.replace("<table>", '<div class="table"><table>').replace(
+        "</table>", "</table></div>"
+    )
     return _HTML_HEAD.format(body=body)
 
 
