@@ -116,3 +116,11 @@ def test_a_cell_with_pipes_markup_and_line_breaks_stays_one_cell() -> None:
     assert counter.tables == [(2, [2, 2])]
     assert "claims | cot | judge 0.3" in html and "<code>a|b</code>" in html
     assert "&lt;td&gt;x&lt;/td&gt; &amp;" in html
+
+
+def test_a_card_cell_of_a_suite_the_model_skipped_says_so(report_dir: Path) -> None:
+    markdown = (report_dir / "report.md").read_text(encoding="utf-8")
+    card = markdown.split("## Bias card", 1)[1].split("\n## ", 1)[0]
+    oracle = next(line for line in card.splitlines() if line.startswith("| biaslab/oracle"))
+    assert "not run on tokenbias: no answers to read" in oracle
+    assert "not run on defeasible" not in oracle
