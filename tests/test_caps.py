@@ -145,3 +145,13 @@ def test_report_checks_its_directory_before_the_analysis(
     out = blocker / "report" if where == "file" else Path("/proc/biaslab-report")
     line = one_line_error(["report", str(logs), "-o", str(out)], capsys)
     assert str(out) in line
+
+
+def test_a_missing_judge_reads_the_same_for_one_suite_and_for_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--model", "biaslab/oracle", "--n", "1", "--log-dir", str(tmp_path)]
+    one = one_line_error(["run", "entrenchment", *common], capsys)
+    every = one_line_error(["run", "all", *common], capsys)
+    assert one == every
+    assert one.endswith("needs a judge model: add --judge MODEL (or --self-judge)")
