@@ -244,6 +244,8 @@ def run_suite(
     """Run one suite against models and return the logs. A model whose run already succeeded in
     ``log_dir`` is up to date; one whose earlier attempt stopped (error, Ctrl-C, a killed process)
     is resumed with Inspect's retry, reusing the samples it finished (:mod:`biaslab.runs`)."""
+    import asyncio
+
     from inspect_ai import eval as inspect_eval
     from inspect_ai import eval_retry
 
@@ -319,7 +321,9 @@ def run_suite(
                         **common,
                     )
                 )
-        except KeyboardInterrupt:  # a second signal, or one outside Inspect's event loop
+        # a second signal, one outside Inspect's event loop, or a cancel that landed before the
+        # eval had a result to return (the event loop then ends with CancelledError)
+        except (KeyboardInterrupt, asyncio.CancelledError):
             guard.received = guard.received or signal.SIGINT
         stopped = guard.received is not None or any(log.status == "cancelled" for log in logs)
         if stopped or len(logs) < len(models):
@@ -489,6 +493,8 @@ def run_all(
     options: Mapping[str, Any],
 ) -> None:
     """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
+    import asyncio
+
     from biaslab import runs
     from biaslab._gc import tune_gc
     from biaslab.grid import GridSpec, run_grid, split_params
@@ -530,7 +536,7 @@ def run_all(
     with runs.SignalGuard() as guard:
         try:
             success, logs = run_grid(spec, log_dir, eval_options)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):
             success, logs = False, []
             guard.received = guard.received or runs.signal.SIGINT
         if guard.received is not None:

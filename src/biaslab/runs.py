@@ -10,9 +10,11 @@ answer twice or asking a finished sample again.
   which reuses the samples the log already holds and, for a ``started`` log, first recovers the
   samples that finished before the crash from Inspect's sample buffer. A run that already
   succeeded is reported as up to date and not asked again.
-* **Interruptions are exits, not successes.** Ctrl-C (SIGINT) and SIGTERM stop the eval (Inspect
-  writes the log as ``cancelled``), print one line saying how many samples are done and exit 130 /
-  143, so ``biaslab run … && biaslab report …`` stops.
+* **Interruptions are exits, not successes.** Ctrl-C (SIGINT) and SIGTERM stop the eval through
+  Inspect's own cancellation (it writes the log as ``cancelled``), print one line saying how many
+  samples the log holds and exit 130 / 143, so ``biaslab run … && biaslab report …`` stops. SIGTERM
+  does so even where SIGINT is ignored (a background job of a script, ``nohup``, a batch job step):
+  see :class:`SignalGuard`.
 """
 
 from __future__ import annotations
