@@ -17,6 +17,7 @@ import pytest
 from biaslab.agents.provider import ReferenceAgentAPI
 from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
+from tests.helpers.children import DRIVER, default_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ["run", "judged", "--model", "biaslab/oracle", "--n", "3", "--display", "none"]
@@ -77,7 +78,7 @@ def test_the_model_role_spelling_and_self_judge(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "fragment"),
     [
-        ((), "needs a judge model: add --model-role judge=MODEL (or --self-judge)"),
+        ((), "needs a judge model: add --judge MODEL (or --self-judge)"),
         (("--judge", "biaslab/random", "--self-judge"), "mutually exclusive"),
         (("--model-role", "judge"), "expected ROLE=MODEL"),
         (
@@ -120,14 +121,24 @@ def test_inspect_eval_with_model_role_is_the_same_run(tmp_path: Path) -> None:
     assert len(answer_frame(log_set)) == 9
 
 
+def _drive(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*DRIVER, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        preexec_fn=default_sigint,
+    )
+
+
 def test_an_interrupted_judged_run_resumes(tmp_path: Path) -> None:
     env = {**os.environ, "BIASLAB_TEST_STOP": "INT:4", "INSPECT_CACHE_DIR": str(tmp_path / "c")}
     args = [*RUN, "--judge", "biaslab/random", "--log-dir", str(tmp_path), "--max-connections", "1"]
-    driver = [sys.executable, "-m", "tests.helpers.run_driver"]
-    stopped = subprocess.run([*driver, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    stopped = _drive(args, env)
     assert stopped.returncode == 130, stopped.stderr
     env["BIASLAB_TEST_STOP"] = ""
-    resumed = subprocess.run([*driver, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    resumed = _drive(args, env)
     assert resumed.returncode == 0 and "resuming" in resumed.stderr, resumed.stderr
     assert len(frame_at(tmp_path)) == 9
 

@@ -16,9 +16,9 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from biaslab.frames import answer_frame, frame_at, read_log_set
 from biaslab.suites.registry import get_suite
+from tests.helpers.children import DRIVER, default_sigint, ignored_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
-DRIVER = [sys.executable, "-m", "tests.helpers.run_driver"]
 #: 3 default-topology conversations with 4 hypothesis sections each: ~40 model calls
 RUN = ["run", "defeasible", "--model", "biaslab/sticky?p=1", "--n", "3", "--seed", "5"]
 RUN += ["-p", "topology=default", "--display", "none"]
@@ -27,7 +27,13 @@ RUN += ["-p", "topology=default", "--display", "none"]
 def drive(*args: str, stop: str = "", delay: float = 0.0) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "BIASLAB_TEST_STOP": stop, "BIASLAB_TEST_DELAY": str(delay)}
     return subprocess.run(
-        [*DRIVER, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300
+        [*DRIVER, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        preexec_fn=default_sigint,
     )
 
 
@@ -58,6 +64,7 @@ def test_the_same_command_twice_counts_once(
         done = drive(*RUN, "--log-dir", str(tmp_path))
         assert done.returncode == 0, done.stderr
     assert "up to date" in done.stderr
+    assert "file://" not in done.stderr  # log paths print one way
     assert statuses(tmp_path) == ["success"]  # the second run asked nothing
     assert len(frame_at(tmp_path)) == n_answers
     assert analysis(tmp_path) == expected
@@ -118,6 +125,59 @@ def test_an_interrupted_run_exits_non_zero_then_resumes(
     assert analysis(tmp_path) == expected
 
 
+def test_sigterm_stops_a_run_started_with_sigint_ignored(
+    single_run: tuple[Path, str, int], tmp_path: Path
+) -> None:
+    """``biaslab run … &`` in a script (or nohup, or a batch job step) starts with SIGINT ignored;
+    SIGTERM must still cancel the eval through Inspect, promptly, leaving a resumable log."""
+    _, expected, n_answers = single_run
+    env = {**os.environ, "BIASLAB_TEST_DELAY": "1.0"}  # ~40 calls one at a time: > 40 s
+    args = [*RUN, "--log-dir", str(tmp_path), "--max-connections", "1"]
+    started = subprocess.Popen(
+        [*DRIVER, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, preexec_fn=ignored_sigint,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while started.poll() is None and time.monotonic() < deadline:
+            if any(tmp_path.glob("*.eval")):  # Inspect has started the task
+                break
+            time.sleep(0.1)
+        time.sleep(2.0)  # a few model calls in
+        signalled = time.monotonic()
+        started.send_signal(signal.SIGTERM)
+        _, err = started.communicate(timeout=120)
+        took = time.monotonic() - signalled
+    finally:
+        if started.poll() is None:
+            started.kill()
+            started.wait()
+    assert started.returncode == 143, err
+    assert took < 30, f"SIGTERM took {took:.1f} s to stop the run"
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("biaslab: interrupted: ") and last.endswith(
+        "run the same command to resume"
+    )
+    assert statuses(tmp_path) == ["cancelled"]
+    resumed = drive(*RUN, "--log-dir", str(tmp_path))
+    assert resumed.returncode == 0 and "resuming" in resumed.stderr, resumed.stderr
+    assert len(frame_at(tmp_path)) == n_answers
+    assert analysis(tmp_path) == expected
+
+
+def test_the_interruption_line_counts_what_the_log_holds(tmp_path: Path) -> None:
+    stopped = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1", stop="TERM:20")
+    assert stopped.returncode == 143, stopped.stderr
+    (info,) = list_eval_logs(str(tmp_path))
+    log = read_eval_log(info)
+    held = sum(1 for sample in log.samples or [] if sample.error is None)
+    total = int(log.eval.dataset.samples or 0)
+    line = stopped.stderr.strip().splitlines()[-1]
+    assert line == (
+        f"biaslab: interrupted: {held} of {total} samples logged; run the same command to resume"
+    )
+
+
 def test_a_killed_run_resumes_and_counts_once(
     single_run: tuple[Path, str, int], tmp_path: Path
 ) -> None:
@@ -146,6 +206,7 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
     first = subprocess.Popen(
         [*DRIVER, *RUN, "--log-dir", str(tmp_path), "--max-connections", "1"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint,
     )  # fmt: skip
     try:
         lock_dir = tmp_path / ".biaslab-locks"

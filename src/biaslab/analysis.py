@@ -169,13 +169,17 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
     if not columns:
         return None
     models = sorted({model for cells in columns.values() for model in cells})
-    missing = "no results for this model"
+    # a suite's card has a cell (defined or not) for every model it has answers from, so a
+    # missing cell means the model was never run on that suite
     rows = tuple(
         CardRow(
             model=model,
             kind=model_kind(model),
             cells={
-                method: cells.get(model, CardCell.undefined(notes[method], missing))
+                method: cells.get(
+                    model,
+                    CardCell.undefined(notes[method], f"not run on {method}: no answers to read"),
+                )
                 for method, cells in columns.items()
             },
         )

@@ -10,15 +10,22 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from biaslab.errors import BiaslabError
-from biaslab.runs import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Interrupted
+from biaslab.runs import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Interrupted,
+    missing_role_message,
+)
 
 EXIT_USAGE = 2
 DEFAULT_LOG_DIR = "logs"
@@ -48,6 +55,12 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def log_path(location: str) -> str:
+    """A log's location printed one way: a local file as a plain path (Inspect names local logs
+    ``file:///…`` in some places and not in others), a remote one as its URL."""
+    return location.removeprefix("file://")
+
+
 def ensure_dir(path: Path) -> Path:
     """Create an output directory, or fail in one line."""
     try:
@@ -67,21 +80,28 @@ def parse_params(pairs: Sequence[str]) -> dict[str, str]:
     return params
 
 
+#: most seeds one command runs (each seed is a full run of the suite)
+MAX_SEEDS = 1_000
+
+
 def parse_seeds(text: str) -> list[int]:
     """``1-5`` or ``1,2,7`` or ``3`` -> list of seeds."""
-    seeds: list[int] = []
+    ranges: list[tuple[int, int]] = []
     try:
         for part in text.split(","):
-            lo, sep, hi = part.partition("-")
-            if sep:
-                seeds.extend(range(int(lo), int(hi) + 1))
-            else:
-                seeds.append(int(part))
+            low, sep, high = part.partition("-")
+            ranges.append((int(low), int(high)) if sep else (int(part), int(part)))
     except ValueError:
         fail(f"bad --seeds {text!r}: use a range like 1-20 or a list like 1,2,3")
-    if not seeds or any(s < 0 for s in seeds):
-        fail(f"bad --seeds {text!r}: seeds must be non-negative and at least one")
-    return seeds
+    for first, last in ranges:
+        if first < 0:
+            fail(f"bad --seeds {text!r}: seeds must be non-negative")
+        if last < first:
+            fail(f"bad --seeds {text!r}: backwards range {first}-{last} (write {last}-{first})")
+    count = sum(last - first + 1 for first, last in ranges)
+    if count > MAX_SEEDS:
+        fail(f"bad --seeds {text!r}: {count:,} seeds; at most {MAX_SEEDS:,} per command")
+    return [seed for first, last in ranges for seed in range(first, last + 1)]
 
 
 def generation_options(func: Any) -> Any:
@@ -248,6 +268,8 @@ def run_suite(
     """Run one suite against models and return the logs. A model whose run already succeeded in
     ``log_dir`` is up to date; one whose earlier attempt stopped (error, Ctrl-C, a killed process)
     is resumed with Inspect's retry, reusing the samples it finished (:mod:`biaslab.runs`)."""
+    import asyncio
+
     from inspect_ai import eval as inspect_eval
     from inspect_ai import eval_retry
 
@@ -290,34 +312,44 @@ def run_suite(
             stack.enter_context(runs.run_lock(log_dir, specs[model]))
         before = runs.log_names(log_dir)
         fresh: list[str] = []
-        for model in models:
-            previous = runs.previous_attempts(log_dir, specs[model]) if resume else None
-            for name in previous.unreadable if previous else ():
-                click.echo(f"biaslab: skipped unreadable log {name}", err=True)
-            if previous and previous.succeeded is not None:
-                click.echo(
-                    f"up to date: {model} seed={seed} -> {previous.succeeded.name}", err=True
-                )
-                from inspect_ai.log import read_eval_log
+        try:
+            for model in models:
+                previous = runs.previous_attempts(log_dir, specs[model]) if resume else None
+                for name in previous.unreadable if previous else ():
+                    click.echo(f"biaslab: skipped unreadable log {name}", err=True)
+                if previous and previous.succeeded is not None:
+                    click.echo(
+                        f"up to date: {model} seed={seed} -> {log_path(previous.succeeded.name)}",
+                        err=True,
+                    )
+                    from inspect_ai.log import read_eval_log
 
-                logs.append(read_eval_log(previous.succeeded, header_only=True))
-            elif previous and previous.unfinished is not None:
-                click.echo(f"resuming {model} from {previous.unfinished.name}", err=True)
-                # eval_retry reuses the failed run's own max_tokens
-                logs.extend(eval_retry(previous.unfinished, **common))
-            else:
-                fresh.append(model)
-        if fresh:
-            logs.extend(
-                inspect_eval(
-                    task,
-                    model=fresh,
-                    model_roles=runs.model_roles_arg(roles),
-                    limit=limit,
-                    max_tokens=max_tokens,
-                    **common,
+                    logs.append(read_eval_log(previous.succeeded, header_only=True))
+                elif previous and previous.unfinished is not None:
+                    click.echo(
+                        f"resuming {model} from {log_path(previous.unfinished.name)}", err=True
+                    )
+                    # eval_retry reuses the failed run's own max_tokens
+                    logs.extend(eval_retry(previous.unfinished, **common))
+                else:
+                    fresh.append(model)
+                if guard.received is not None:
+                    break
+            if fresh and guard.received is None:
+                logs.extend(
+                    inspect_eval(
+                        task,
+                        model=fresh,
+                        model_roles=runs.model_roles_arg(roles),
+                        limit=limit,
+                        max_tokens=max_tokens,
+                        **common,
+                    )
                 )
-            )
+        # a second signal, one outside Inspect's event loop, or a cancel that landed before the
+        # eval had a result to return (the event loop then ends with CancelledError)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            guard.received = guard.received or signal.SIGINT
         stopped = guard.received is not None or any(log.status == "cancelled" for log in logs)
         if stopped or len(logs) < len(models):
             left = runs.logs_left_behind(log_dir, list(specs.values()), before)
@@ -487,6 +519,8 @@ def run_all(
     options: Mapping[str, Any],
 ) -> None:
     """Every suite for every model and seed as one Inspect eval set in ``log_dir``."""
+    import asyncio
+
     from biaslab import runs
     from biaslab._gc import tune_gc
     from biaslab.grid import GridSpec, run_grid, split_params
@@ -528,7 +562,7 @@ def run_all(
     with runs.SignalGuard() as guard:
         try:
             success, logs = run_grid(spec, log_dir, eval_options)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):
             success, logs = False, []
             guard.received = guard.received or runs.signal.SIGINT
         if guard.received is not None:
@@ -538,7 +572,7 @@ def run_all(
             )
     for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
         click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
-                   f"{log.status} -> {log.location}", err=True)  # fmt: skip
+                   f"{log.status} -> {log_path(log.location)}", err=True)  # fmt: skip
     if not success:
         raise SystemExit(1)
 
@@ -563,8 +597,7 @@ def resolve_roles(
     needed = get_suite(suite).roles
     for role in needed:
         if role not in roles:
-            hint = " (or --self-judge)" if role == "judge" else ""
-            fail(f"suite {suite!r} needs a {role} model: add --model-role {role}=MODEL{hint}")
+            fail(missing_role_message(suite, role))
     unused = sorted(set(roles) - set(needed))
     if unused:
         fail(f"suite {suite!r} has no {unused[0]!r} role (roles: {', '.join(needed) or 'none'})")
@@ -588,7 +621,7 @@ def short_reason(message: str) -> str:
 
 def log_summary(log: Any, seed: int) -> str:
     """One line per run; a failed one also says how many samples finished and why it stopped."""
-    line = f"{log.eval.model} seed={seed}: {log.status} -> {log.location}"
+    line = f"{log.eval.model} seed={seed}: {log.status} -> {log_path(log.location)}"
     if log.status == "success":
         return line
     finished = sum(1 for sample in log.samples or [] if sample.error is None)
@@ -722,8 +755,10 @@ def report(
     problems: Path | None,
 ) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
-    from biaslab.report import write_report
+    from biaslab.report import prepare_output_dir, write_report
 
+    if not isinstance(logs, Path) or logs.exists():  # a missing input fails at once anyway
+        prepare_output_dir(output)  # before the analysis, which can take minutes
     written = write_report(analyse_path(logs, suite, capability, problems), output)
     click.echo(f"report written to {written}")
 
@@ -757,6 +792,11 @@ def models() -> None:
     click.echo("  (<SERVICE>_BASE_URL and <SERVICE>_API_KEY).")
 
 
+#: most paths of each kind ``resolve --json`` lists: every one is printed, and a DAG can hold
+#: exponentially many
+MAX_LISTED_PATHS = 100_000
+
+
 @cli.command()
 @click.argument("network", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Answer plus supporting/defeated paths.")
@@ -764,7 +804,7 @@ def models() -> None:
 @click.option("--property", "prop", default=None, help="Override the file's query property.")
 @click.option(
     "--max-paths",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_LISTED_PATHS),
     default=50,
     show_default=True,
     help="With --json: paths of each kind listed (the rest are counted).",
@@ -774,7 +814,7 @@ def resolve(
 ) -> None:
     """Resolve NETWORK.json with skeptical inheritance: prints yes, no or unknown."""
     from biaslab.suites.defeasible.network import load_network
-    from biaslab.suites.defeasible.resolver import explain
+    from biaslab.suites.defeasible.resolver import explain_stream
     from biaslab.suites.defeasible.resolver import resolve as resolve_query
 
     net, query = load_network(network)
@@ -789,14 +829,41 @@ def resolve(
     if not as_json:
         click.echo(resolve_query(net, subject, prop))
         return
-    data = explain(net, subject, prop, max_paths=max_paths).to_dict()
-    payload = {
-        "answer": data["answer"],
-        "query": {"subject": subject, "property": prop},
-        "paths": {"supporting": data["supporting"], "defeated": data["defeated"]},
-        "omitted": {"supporting": data["omitted_supporting"], "defeated": data["omitted_defeated"]},
+    stream = explain_stream(net, subject, prop)
+    write = sys.stdout.write
+    write("{\n")
+    write(f'  "answer": {json.dumps(stream.answer)},\n')
+    query_text = json.dumps({"subject": subject, "property": prop}, indent=2)
+    write(f'  "query": {_indented(query_text, 2)},\n  "paths": {{\n')
+    listed = {}
+    for kind in ("supporting", "defeated"):
+        write(f'    "{kind}": ')
+        paths = islice(getattr(stream, kind), max_paths)
+        listed[kind] = _write_json_list((p.to_dict() for p in paths), 4, write)
+        write(",\n" if kind == "supporting" else "\n")
+    omitted = {
+        "supporting": stream.total_supporting - listed["supporting"],
+        "defeated": stream.total_defeated - listed["defeated"],
     }
-    click.echo(json.dumps(payload, indent=2))
+    write(f'  }},\n  "omitted": {_indented(json.dumps(omitted, indent=2), 2)}\n}}\n')
+    sys.stdout.flush()
+
+
+def _indented(text: str, level: int) -> str:
+    """``text`` (indented JSON) nested ``level`` spaces deep: its lines after the first shifted."""
+    return text.replace("\n", "\n" + " " * level)
+
+
+def _write_json_list(elements: Iterator[Any], level: int, write: Callable[[str], Any]) -> int:
+    """Write a JSON list one element at a time, laid out as ``json.dumps(indent=2)`` lays it out
+    ``level`` spaces deep; returns the number of elements."""
+    count = 0
+    for element in elements:
+        write("[\n" if count == 0 else ",\n")
+        write(" " * (level + 2) + _indented(json.dumps(element, indent=2), level + 2))
+        count += 1
+    write("[]" if count == 0 else "\n" + " " * level + "]")
+    return count
 
 
 def local_model_available() -> bool:
@@ -809,12 +876,21 @@ def local_model_available() -> bool:
 
 
 LOCAL_DEMO_MODEL = "biaslab/local"
+#: the demo's size scale: token bias asks 5 x n problems of a pool of about 1,000 per hypothesis
+DEMO_MAX_N = 200
+#: the embedded model answers a conversation in minutes on one core
+DEMO_MAX_LOCAL_N = 50
 
 
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("biaslab-demo"))
 @click.option(
-    "--n", "n", type=click.IntRange(min=1), default=4, show_default=True, help="Size scale."
+    "--n",
+    "n",
+    type=click.IntRange(min=1, max=DEMO_MAX_N),
+    default=4,
+    show_default=True,
+    help="Size scale.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
@@ -825,7 +901,7 @@ LOCAL_DEMO_MODEL = "biaslab/local"
 )
 @click.option(
     "--local-n",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=DEMO_MAX_LOCAL_N),
     default=1,
     show_default=True,
     help="Defeasible items per topology for the embedded model.",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from biaslab.errors import BiaslabError
+from biaslab.runs import missing_role_message
 
 
 @dataclass(frozen=True)
@@ -49,15 +50,13 @@ def split_params(pairs: Mapping[str, str], suites: Sequence[str]) -> dict[str, d
     return out
 
 
-def judge_for(spec: GridSpec, suite_roles: Sequence[str], model: str) -> dict[str, str]:
+def judge_for(spec: GridSpec, suite_roles: Sequence[str], model: str, suite: str) -> dict[str, str]:
     if "judge" not in suite_roles:
         return {}
     if spec.self_judge:
         return {"judge": model}
     if spec.judge is None:
-        raise BiaslabError(
-            "the entrenchment suite needs a judge model: add --judge MODEL (or --self-judge)"
-        )
+        raise BiaslabError(missing_role_message(suite, "judge"))
     return {"judge": spec.judge}
 
 
@@ -75,7 +74,7 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
         roles_needed = get_suite(suite).roles
         for seed in spec.seeds:
             for model in spec.models:
-                roles = judge_for(spec, roles_needed, model)
+                roles = judge_for(spec, roles_needed, model, suite)
                 params = dict(spec.params.get(suite, {}))
                 n = int(params.pop("n")) if "n" in params else spec.n
                 task = factory(preset=None, n=n, seed=seed, **params)

@@ -10,9 +10,11 @@ answer twice or asking a finished sample again.
   which reuses the samples the log already holds and, for a ``started`` log, first recovers the
   samples that finished before the crash from Inspect's sample buffer. A run that already
   succeeded is reported as up to date and not asked again.
-* **Interruptions are exits, not successes.** Ctrl-C (SIGINT) and SIGTERM stop the eval (Inspect
-  writes the log as ``cancelled``), print one line saying how many samples are done and exit 130 /
-  143, so ``biaslab run … && biaslab report …`` stops.
+* **Interruptions are exits, not successes.** Ctrl-C (SIGINT) and SIGTERM stop the eval through
+  Inspect's own cancellation (it writes the log as ``cancelled``), print one line saying how many
+  samples the log holds and exit 130 / 143, so ``biaslab run … && biaslab report …`` stops. SIGTERM
+  does so even where SIGINT is ignored (a background job of a script, ``nohup``, a batch job step):
+  see :class:`SignalGuard`.
 """
 
 from __future__ import annotations
@@ -157,16 +159,26 @@ def previous_attempts(log_dir: Path, spec: RunSpec) -> Previous:
 
 
 class SignalGuard:
-    """Turn SIGTERM into the Ctrl-C path (Inspect cancels the eval and writes its log) and
-    remember which signal stopped the run."""
+    """Stop a running eval on SIGTERM the way Ctrl-C stops it, whatever SIGINT's disposition.
+
+    Inspect cancels an eval when the event loop's main task is cancelled: on asyncio,
+    ``asyncio.Runner`` installs a SIGINT handler that does exactly that, and Inspect writes each
+    unfinished log as ``cancelled`` (resumable). The runner installs that handler only while SIGINT
+    has Python's default handler, so a process started with SIGINT ignored (``cmd &`` in a script,
+    ``nohup``, a batch scheduler's job step) has none, and re-raising SIGINT does nothing there.
+    SIGTERM therefore calls the installed SIGINT handler directly when there is one (the same path
+    as Ctrl-C) and otherwise cancels the loop's main task itself, as that handler would. SIGINT
+    itself is left alone: ignored stays ignored. A second SIGTERM stops without waiting for the
+    cancelled eval to finish writing."""
 
     def __init__(self) -> None:
         self.received: signal.Signals | None = None
         self._previous: Any = None
 
     def _on_term(self, signum: int, frame: FrameType | None) -> None:
+        again = self.received is signal.SIGTERM
         self.received = signal.SIGTERM
-        signal.raise_signal(signal.SIGINT)
+        cancel_running_eval(frame, force=again)
 
     def __enter__(self) -> SignalGuard:
         self._previous = signal.signal(signal.SIGTERM, self._on_term)
@@ -179,10 +191,66 @@ class SignalGuard:
         return EXIT_INTERRUPTED[self.received or signal.SIGINT]
 
 
+def cancel_running_eval(frame: FrameType | None, *, force: bool = False) -> None:
+    """Cancel the eval running on this thread's event loop as Ctrl-C would; outside an eval (or
+    with ``force``) raise KeyboardInterrupt where the program is."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and not force:
+        # asyncio.Runner's or Inspect's own SIGINT handler (or Python's default outside a loop)
+        handler(signal.SIGINT, frame)
+        return
+    loop = asyncio_running_loop()
+    main_task = loop_main_task(loop) if loop is not None and not force else None
+    if loop is None or main_task is None:
+        raise KeyboardInterrupt
+    # what asyncio.Runner's SIGINT handler does: cancel the main task and wake the loop
+    main_task.cancel()
+    loop.call_soon_threadsafe(lambda: None)
+
+
+def asyncio_running_loop() -> Any | None:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def loop_main_task(loop: Any) -> Any | None:
+    """The task ``loop.run_until_complete`` waits on (the one ``asyncio.run`` / ``anyio.run``
+    started). No public API names it; anyio's ``find_root_task`` recognises it by the same
+    done-callback, but needs to run inside a task, which a signal handler is not."""
+    import asyncio
+    from asyncio import base_events
+
+    marker = getattr(base_events, "_run_until_complete_cb", None)
+    candidates = [
+        task
+        for task in asyncio.all_tasks(loop)
+        if not task.done()
+        and any(callback is marker for callback, _ in getattr(task, "_callbacks", None) or ())
+    ]
+    # nested run_until_complete calls (nest_asyncio) each add one: the oldest is the outermost
+    return min(candidates, key=_task_number, default=None)
+
+
+def _task_number(task: Any) -> int:
+    name = task.get_name()
+    digits = name.rsplit("-", 1)[-1]
+    return int(digits) if digits.isdigit() else 0
+
+
 def interruption_line(logs: Sequence[Any], expected: int) -> str:
-    """``interrupted: 104 of 600 samples done; run the same command to resume``."""
-    done = sum(sum(1 for s in log.samples or [] if s.error is None) for log in logs)
-    return f"interrupted: {done} of {expected} samples done; run the same command to resume"
+    """``interrupted: 69 of 600 samples logged; run the same command to resume``: the samples the
+    logs hold, counted as Inspect counts them when it reports an interrupted task."""
+    done = sum(logged_samples(log) for log in logs)
+    return f"interrupted: {done} of {expected} samples logged; run the same command to resume"
+
+
+def logged_samples(log: Any) -> int:
+    """Samples the log holds that finished without error (a resumed run keeps these)."""
+    return sum(1 for sample in log.samples or [] if sample.error is None)
 
 
 def log_names(log_dir: Path) -> set[str]:
@@ -212,6 +280,14 @@ def sample_count(logs: Sequence[Any]) -> int:
     return sum(
         int(log.eval.dataset.samples or 0) * int(log.eval.config.epochs or 1) for log in logs
     )
+
+
+def missing_role_message(suite: str, role: str) -> str:
+    """The one wording of a missing role for ``biaslab run SUITE`` and ``biaslab run all``
+    (``--judge`` works for both; ``--model-role`` only for a single suite)."""
+    if role == "judge":
+        return f"suite {suite!r} needs a judge model: add --judge MODEL (or --self-judge)"
+    return f"suite {suite!r} needs a {role} model: add --model-role {role}=MODEL"
 
 
 #: a role's model: its name, or ``{"model": NAME, "config": {...}, "args": {...}}`` with the

@@ -3,7 +3,9 @@
 ``python -m tests.helpers.run_driver ARGS…`` behaves like ``biaslab ARGS…``, except that the
 reference agents' provider counts its calls: with ``BIASLAB_TEST_STOP=SIGNAL:N`` the process sends
 itself SIGNAL (KILL, INT or TERM) on the N-th call, and ``BIASLAB_TEST_DELAY`` seconds are spent on
-each call. This makes "stopped in the middle of a run" deterministic, without timing races.
+each call. This makes "stopped in the middle of a run" deterministic, without timing races. Start it with
+``preexec_fn=tests.helpers.children.default_sigint`` (or ``ignored_sigint``) so the child's SIGINT
+disposition does not depend on how the tests were started.
 """
 
 from __future__ import annotations

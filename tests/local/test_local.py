@@ -20,6 +20,7 @@ import pytest
 from biaslab.errors import BiaslabError
 from biaslab.local import weights
 from biaslab.local.weights import BUNDLED_SHA256, GGUF_ENV, INSTALL_COMMAND
+from tests.helpers.children import default_sigint
 
 pytestmark = pytest.mark.local_model
 
@@ -324,6 +325,7 @@ def test_server_dies_with_its_process(mode: str, sig: signal.Signals | None) -> 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # SIGINT must reach it however the tests were started
     )
     try:
         assert proc.stdout is not None

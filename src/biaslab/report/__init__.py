@@ -28,10 +28,13 @@ _HTML_HEAD = """<!doctype html>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
   line-height: 1.45; color: #222; }}
-table {{ border-collapse: collapse; margin: 1rem 0; font-size: 0.85rem; display: block;
-  overflow-x: auto; }}
+div.table {{ max-width: 100%; overflow-x: auto; margin: 1rem 0; }}
+table {{ border-collapse: collapse; font-size: 0.85rem; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.45rem; text-align: right; white-space: nowrap; }}
-th {{ background: #f3f3f3; }}
+th {{ background: #f3f3f3; white-space: normal; min-width: 3.5rem; max-width: 11rem;
+  vertical-align: bottom; }}
+p, li {{ overflow-wrap: anywhere; }}
+pre {{ overflow-x: auto; }}
 th:first-child, td:first-child {{ text-align: left; }}
 td.na {{ color: #777; background: repeating-linear-gradient(45deg, #eee 0 4px, #fafafa 4px 8px); }}
 img {{ max-width: 100%; height: auto; display: block; margin: 0.5rem 0 1.5rem; }}
@@ -51,6 +54,10 @@ def markdown_to_html(markdown: str) -> str:
 
     body = MarkdownIt("commonmark").enable("table").render(markdown)
     body = re.sub(r"<td([^>]*)>n/a</td>", r'<td\1 class="na">n/a</td>', body)
+    # a wide table scrolls inside its own box, never the page
+    body = body.replace("<table>", '<div class="table"><table>').replace(
+        "</table>", "</table></div>"
+    )
     return _HTML_HEAD.format(body=body)
 
 
@@ -98,12 +105,10 @@ def provenance_section(analysis: Analysis) -> str:
     return "\n\n".join(parts)
 
 
-def write_report(analysis: Analysis, out_dir: Path) -> Path:
-    """Write ``report.md``, ``report.html``, ``results.json`` and figures into ``out_dir``;
-    returns the Markdown path."""
-    from biaslab import __version__
-    from biaslab.analysis import write_document
-    from biaslab.suites.registry import get_suite
+def prepare_output_dir(out_dir: Path) -> Path:
+    """Create the report's directory and prove it takes a file, so a read-only or full location
+    fails in one line before a long analysis rather than after it."""
+    import tempfile
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -111,6 +116,24 @@ def write_report(analysis: Analysis, out_dir: Path) -> Path:
         raise BiaslabError(f"cannot create {out_dir}: {exc.strerror or exc}") from exc
     if not out_dir.is_dir():
         raise BiaslabError(f"cannot write the report: {out_dir} is not a directory")
+    try:
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise BiaslabError(
+            f"cannot write the report into {out_dir}: {exc.strerror or exc}"
+        ) from exc
+    return out_dir
+
+
+def write_report(analysis: Analysis, out_dir: Path) -> Path:
+    """Write ``report.md``, ``report.html``, ``results.json`` and figures into ``out_dir``;
+    returns the Markdown path."""
+    from biaslab import __version__
+    from biaslab.analysis import write_document
+    from biaslab.suites.registry import get_suite
+
+    prepare_output_dir(out_dir)
     intro = (
         f"# biaslab report\n\nbiaslab {__version__}. Suites: {', '.join(analysis.results)}. "
         "The same numbers, as data: [results.json](results.json). "

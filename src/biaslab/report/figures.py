@@ -59,9 +59,10 @@ def heatmap(
 Interval = tuple[float, float] | None
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: plt.Figure, path: Path, *, layout: bool = True) -> Path:
     target = path.with_suffix(".svg")
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     try:
         fig.savefig(target, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
     finally:
@@ -71,6 +72,11 @@ def _save(fig: plt.Figure, path: Path) -> Path:
 
 def _nan(value: float | None) -> float:
     return np.nan if value is None else float(value)
+
+
+#: widest figure in inches: the report's text column (72rem) at 96 dpi is about 12 in
+PAGE_WIDTH_IN = 11.0
+_PANEL_HEIGHT_IN = 3.0
 
 
 def bar_chart(
@@ -93,22 +99,103 @@ def bar_chart(
     silently dropped; ``reference`` draws a horizontal line (0 for a gap, 1 for an odds ratio).
     ``null_bands`` (optional, per series and category) draws the band a null model would give
     (e.g. a permutation null's central 95%) as a grey band behind each estimate.
+
+    A chart wider than the page is drawn as small multiples on one shared y axis that wrap at
+    :data:`PAGE_WIDTH_IN`: one panel per group when every category reads ``group/label`` (a
+    model's cells side by side), otherwise consecutive runs of categories.
     """
     names = list(series)
+    per_category = 0.5 * max(len(names), 2)
+    panels = _panels(categories, per_category)
+    if len(panels) == 1:  # room for the y label and the legend beside a single chart
+        panel_width = 3.5 + per_category * len(categories)
+    else:  # narrower bars: panels share one y axis and one legend
+        panel_width = 1.0 + 0.7 * per_category * max(len(indices) for _, indices in panels)
+    columns = max(1, min(len(panels), int(PAGE_WIDTH_IN // panel_width)))
+    rows = -(-len(panels) // columns)
+    fig, grid = plt.subplots(
+        rows,
+        columns,
+        figsize=(min(PAGE_WIDTH_IN, columns * panel_width), 0.8 + _PANEL_HEIGHT_IN * rows),
+        sharey=True,
+        squeeze=False,
+    )
+    axes = list(grid.flat)
+    for number, (ax, (heading, indices)) in enumerate(zip(axes, panels, strict=False)):
+        _draw_groups(ax, indices, names, series, intervals, null_bands, log=log, first=number == 0)
+        if reference is not None:
+            ax.axhline(reference, color="black", linewidth=0.8)
+        labels = [categories[i].rsplit("/", 1)[1] if heading else categories[i] for i in indices]
+        _category_axis(ax, labels)
+        if heading:
+            ax.set_title(heading, fontsize=9)
+        if number % columns == 0:
+            ax.set_ylabel(ylabel)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    if log:
+        axes[0].set_yscale("log")
+    if ylim is not None:
+        axes[0].set_ylim(*ylim)
+    if len(panels) == 1:
+        axes[0].set_title(title)
+        if len(names) > 1:
+            axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        return _save(fig, path)
+    height = fig.get_figheight()
+    fig.suptitle(title, y=1.0 - 0.1 / height, va="top")
+    handles, legend_labels = axes[0].get_legend_handles_labels()
+    legend = len(handles) > 1
+    if legend:
+        fig.legend(handles, legend_labels, fontsize=8, loc="upper center", ncols=len(handles),
+                   bbox_to_anchor=(0.5, 1.0 - 0.4 / height), frameon=False)  # fmt: skip
+    fig.tight_layout(rect=(0, 0, 1, 1.0 - (0.75 if legend else 0.45) / height))
+    return _save(fig, path, layout=False)
+
+
+def _panels(categories: Sequence[str], per_category: float) -> list[tuple[str, list[int]]]:
+    """(heading, category indices) per panel; one untitled panel when the chart fits the page."""
+    indices = list(range(len(categories)))
+    if 3.5 + per_category * len(categories) <= PAGE_WIDTH_IN:
+        return [("", indices)]
+    fit = max(1, int((PAGE_WIDTH_IN - 1.0) // (0.7 * per_category)))
+    groups: dict[str, list[int]] = {}
+    if all("/" in c for c in categories):  # "group/label", the group may hold "/" itself
+        for i in indices:
+            groups.setdefault(categories[i].rsplit("/", 1)[0], []).append(i)
+    if len(groups) < 2 or any(len(members) > fit for members in groups.values()):
+        chunks = -(-len(indices) // fit)
+        size = -(-len(indices) // chunks)  # equal panels rather than a stub at the end
+        return [("", indices[i : i + size]) for i in range(0, len(indices), size)]
+    return list(groups.items())
+
+
+def _draw_groups(
+    ax: plt.Axes,
+    indices: Sequence[int],
+    names: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    intervals: Mapping[str, Sequence[Interval]] | None,
+    null_bands: Mapping[str, Sequence[Interval]] | None,
+    *,
+    log: bool,
+    first: bool,
+) -> None:
+    """One panel: the categories ``indices`` of every series, with whiskers and null bands."""
     width = 0.8 / max(len(names), 1)
-    x = np.arange(len(categories), dtype=float)
-    fig, ax = plt.subplots(figsize=(3.5 + 0.5 * len(categories) * max(len(names), 2), 3.8))
+    x = np.arange(len(indices), dtype=float)
     for i, name in enumerate(names):
-        values = np.array([_nan(v) for v in series[name]], dtype=float)
+        values = np.array([_nan(series[name][j]) for j in indices], dtype=float)
         pos = x - 0.4 + width * (i + 0.5)
         bands = (null_bands or {}).get(name)
         if bands is not None:
-            _null_bands(ax, pos, width, bands, first=i == 0)
+            _null_bands(ax, pos, width, [bands[j] for j in indices], first=first and i == 0)
         if log:
-            (mark,) = ax.plot(pos, values, "o", label=name)
+            (mark,) = ax.plot(pos, values, "o", label=name if first else None)
             color = to_hex(mark.get_color())
         else:
-            bars = ax.bar(pos, np.nan_to_num(values, nan=0.0), width, label=name)
+            bars = ax.bar(pos, np.nan_to_num(values, nan=0.0), width, label=name if first else None,
+                          color=f"C{i}")  # fmt: skip
             color = "black"
             for bar, value in zip(bars, values, strict=True):
                 bar.set_visible(not np.isnan(value))
@@ -118,19 +205,7 @@ def bar_chart(
                             fontsize=7, rotation=90)  # fmt: skip
         cis = (intervals or {}).get(name)
         if cis is not None:
-            _whiskers(ax, pos, values, cis, color)
-    if reference is not None:
-        ax.axhline(reference, color="black", linewidth=0.8)
-    if log:
-        ax.set_yscale("log")
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    _category_axis(ax, categories)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    if len(names) > 1:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, path)
+            _whiskers(ax, pos, values, [cis[j] for j in indices], color)
 
 
 def _null_bands(

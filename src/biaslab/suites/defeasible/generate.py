@@ -50,7 +50,7 @@ from biaslab.schema import Item, ItemList, RejectedRow, Turn
 from biaslab.seeding import item_random
 from biaslab.suites.defeasible.balance import label_stats
 from biaslab.suites.defeasible.chains import plan_default
-from biaslab.suites.defeasible.config import Config, Topology
+from biaslab.suites.defeasible.config import MAX_CONVERSATIONS, Config, Topology
 from biaslab.suites.defeasible.conversation import (
     Claim,
     EqualReliability,
@@ -96,6 +96,11 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
     """``n`` conversations per topology of ``config`` (default, linear, tree for "all")."""
     if n < 0:
         raise BiaslabError(f"n must be >= 0, got {n}")
+    if n > MAX_CONVERSATIONS:
+        raise BiaslabError(
+            f"defeasible: --n {n} is above the limit of {MAX_CONVERSATIONS:,} conversations per "
+            "topology per call (generate larger sets as several seeds)"
+        )
     if seed < 0:
         raise BiaslabError(f"seed must be a non-negative integer, got {seed}")
     if config.conversations is not None:

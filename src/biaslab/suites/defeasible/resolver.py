@@ -79,10 +79,10 @@ a node to itself in an acyclic network).
 from __future__ import annotations
 
 import heapq
-import sys
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Literal
 
 from biaslab.suites.defeasible.network import Link, Network
@@ -97,7 +97,9 @@ __all__ = [
     "DefeatedPath",
     "Explanation",
     "Path",
+    "PathStream",
     "explain",
+    "explain_stream",
     "resolve",
     "supported_conclusions",
 ]
@@ -344,15 +346,17 @@ def _path_counts(state: _State, order: list[str]) -> tuple[dict[str, int], dict[
 
 
 def _shortest_supported_paths(
-    state: _State, node: str, limit: int, shortest: dict[str, int]
-) -> list[tuple[str, ...]]:
-    """Up to ``limit`` supported positive paths from the subject to ``node``, shortest first, then
-    by node names: a best-first walk forward from the subject along admissible links, keyed by
-    (length so far + exact distance left, path). The distance left is exact, so the heap pops whole
-    paths in that order, and among equals it follows the lexicographically first route straight to
-    the end, so the walk touches about ``limit`` x depth x width paths however many the DAG holds."""
+    state: _State, node: str, shortest: dict[str, int]
+) -> Iterator[tuple[str, ...]]:
+    """The supported positive paths from the subject to ``node``, shortest first, then by node
+    names, one at a time: a best-first walk forward from the subject along admissible links, keyed
+    by (length so far + exact distance left, path). The distance left is exact, so a path's key is
+    never above its extensions' and the heap pops whole paths in that order; among equals it
+    follows the lexicographically first route straight to the end, so the walk touches about
+    k x depth x width paths for the first k however many the DAG holds. A run of vertices with one
+    way on is taken in one step, so a long chain costs its length, not its length squared."""
     if node not in shortest:
-        return []
+        return
     to_node, children = {node: 0}, defaultdict(list)
     frontier = deque([node])
     while frontier:  # breadth-first back from the node: the distance left from each vertex
@@ -363,16 +367,25 @@ def _shortest_supported_paths(
                 if parent not in to_node:
                     to_node[parent] = to_node[head] + 1
                     frontier.append(parent)
-    heap: list[tuple[int, tuple[str, ...]]] = [(to_node[state.subject], (state.subject,))]
-    found: list[tuple[str, ...]] = []
-    while heap and len(found) < limit:
+
+    def forced(path: tuple[str, ...]) -> tuple[str, ...]:
+        run = []
+        last = path[-1]
+        while last != node and len(children[last]) == 1:
+            last = children[last][0]
+            run.append(last)
+        return (*path, *run) if run else path
+
+    start = forced((state.subject,))
+    heap: list[tuple[int, tuple[str, ...]]] = [(len(start) - 1 + to_node[start[-1]], start)]
+    while heap:
         _, path = heapq.heappop(heap)
         if path[-1] == node:
-            found.append(path)
+            yield path
             continue
         for child in children[path[-1]]:
-            heapq.heappush(heap, (len(path) + to_node[child], (*path, child)))
-    return found
+            extended = forced((*path, child))
+            heapq.heappush(heap, (len(extended) - 1 + to_node[extended[-1]], extended))
 
 
 def _find_link(network: Network, src: str, dst: str, positive: bool) -> Link:
@@ -402,48 +415,87 @@ def _defeat_reason(
     return f"conflicted by {rival} (neither is more specific)"
 
 
-def explain(
-    network: Network, subject: str, property: str, max_paths: int | None = DEFAULT_MAX_PATHS
-) -> Explanation:
-    """The answer with the constructible paths to the property, supported or defeated (and why):
-    at most ``max_paths`` of each kind, shortest first, with the number left out."""
+@dataclass(frozen=True)
+class PathStream:
+    """An explanation whose paths are produced on demand, each kind in (length, nodes, sign) order:
+    a DAG can hold exponentially many paths, and a long chain one very long path, so a caller that
+    prints them (``biaslab resolve --json``) never holds more than one."""
+
+    answer: Answer
+    supporting: Iterator[Path]
+    defeated: Iterator[DefeatedPath]
+    total_supporting: int = 0
+    total_defeated: int = 0
+
+
+def _path_order(path: Path) -> tuple[int, tuple[str, ...], bool]:
+    return len(path.nodes), path.nodes, path.positive
+
+
+def explain_stream(network: Network, subject: str, property: str) -> PathStream:
+    """The answer with iterators over the constructible paths to the property, supported or
+    defeated (and why), shortest first, and how many of each kind there are."""
     if subject == property or not _has_node(network, subject):
-        return Explanation("unknown", (), ())
+        return PathStream("unknown", iter(()), iter(()))
     order_nodes = _topological_order(network, subject, _ancestors_of(network, property))
     state = _State(network, subject)
     for node in order_nodes:
         state.visit(node)
     answer = state.verdict.get(property, "unknown")
     if property not in state.verdict:
-        return Explanation(answer, (), ())
+        return PathStream(answer, iter(()), iter(()))
     counts, shortest = _path_counts(state, order_nodes)
-    limit = max_paths if max_paths is not None else sys.maxsize  # unbounded: list every path
     incoming = state.incoming(property)
-    supporting: list[Path] = []
-    defeated: list[DefeatedPath] = []
+    supporting: list[Iterator[Path]] = []
+    defeated: list[Iterator[DefeatedPath]] = []
     totals = {True: 0, False: 0}  # supporting, defeated
     for positive, sources in ((True, incoming.pos), (False, incoming.neg)):
         own, other = (incoming.pos, incoming.neg) if positive else (incoming.neg, incoming.pos)
         rules = state.rules(own, other)
         for source, strict in sources.items():
-            prefixes = _shortest_supported_paths(state, source, limit, shortest)
+            prefixes = _shortest_supported_paths(state, source, shortest)
             admitted = rules.admits(source, strict, subject)
             totals[admitted] += counts.get(source, 0)
             if admitted:
-                supporting.extend(Path((*p, property), positive) for p in prefixes)
+                supporting.append(_completed(prefixes, property, positive))
             else:
                 reason = _defeat_reason(state, property, source, positive, strict, incoming)
-                defeated.extend(DefeatedPath((*p, property), positive, reason) for p in prefixes)
-
-    def order(path: Path) -> tuple[int, tuple[str, ...], bool]:
-        return len(path.nodes), path.nodes, path.positive
-
-    kept_supporting = sorted(supporting, key=order)[:limit]
-    kept_defeated = sorted(defeated, key=order)[:limit]
-    return Explanation(
+                defeated.append(_defeated(prefixes, property, positive, reason))
+    return PathStream(
         answer=answer,
-        supporting=tuple(kept_supporting),
-        defeated=tuple(kept_defeated),
-        omitted_supporting=totals[True] - len(kept_supporting),
-        omitted_defeated=totals[False] - len(kept_defeated),
+        supporting=heapq.merge(*supporting, key=_path_order),
+        defeated=heapq.merge(*defeated, key=_path_order),
+        total_supporting=totals[True],
+        total_defeated=totals[False],
+    )
+
+
+def _completed(
+    prefixes: Iterator[tuple[str, ...]], property: str, positive: bool
+) -> Iterator[Path]:
+    for prefix in prefixes:
+        yield Path((*prefix, property), positive)
+
+
+def _defeated(
+    prefixes: Iterator[tuple[str, ...]], property: str, positive: bool, reason: str
+) -> Iterator[DefeatedPath]:
+    for prefix in prefixes:
+        yield DefeatedPath((*prefix, property), positive, reason)
+
+
+def explain(
+    network: Network, subject: str, property: str, max_paths: int | None = DEFAULT_MAX_PATHS
+) -> Explanation:
+    """The answer with the constructible paths to the property, supported or defeated (and why):
+    at most ``max_paths`` of each kind, shortest first, with the number left out."""
+    stream = explain_stream(network, subject, property)
+    kept_supporting = tuple(islice(stream.supporting, max_paths))
+    kept_defeated = tuple(islice(stream.defeated, max_paths))
+    return Explanation(
+        answer=stream.answer,
+        supporting=kept_supporting,
+        defeated=kept_defeated,
+        omitted_supporting=stream.total_supporting - len(kept_supporting),
+        omitted_defeated=stream.total_defeated - len(kept_defeated),
     )

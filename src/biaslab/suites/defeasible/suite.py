@@ -17,6 +17,13 @@ def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
     return _generate.label_stats(items)
 
 
+def _describe() -> list[str]:
+    return [
+        f"--n: conversations per topology, at most {_config.MAX_CONVERSATIONS:,} per call "
+        "(generate larger sets as several seeds)"
+    ]
+
+
 _ANALYSIS = "biaslab.suites.defeasible.analysis"
 
 SUITE = Suite(
@@ -35,4 +42,5 @@ SUITE = Suite(
     tables=lazy(_ANALYSIS, "tables"),
     report=lazy(_ANALYSIS, "report"),
     card=lazy("biaslab.suites.defeasible.card", "card_cells"),
+    describe=_describe,
 )

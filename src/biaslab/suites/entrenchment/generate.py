@@ -34,6 +34,10 @@ from biaslab.suites.entrenchment.prompts import SYSTEM_PROMPTS, cot_prompt, deba
 
 GENERATOR_VERSION = "entrenchment-2"
 SUITE = "entrenchment"
+#: most generated urn questions one call makes (``--n``, and ``baseline_n`` for the judge
+#: baseline): each is a multi-step conversation asked of the model (or the judge) draw by draw, so
+#: this is far beyond any run one would pay for; make larger sets as several seeds
+MAX_URN_QUESTIONS = 10_000
 YES, NO = "yes", "no"
 
 
@@ -291,6 +295,12 @@ def _item(question: Question, config: Config, index: int, seed: int, source: str
 
 def generate(config: Config, seed: int, n: int) -> list[Item]:
     """The domain's ``n`` questions, then the judge-baseline questions when enabled."""
+    for name, count in (("--n", n), ("baseline_n", config.baseline_n or 0)):
+        if count > MAX_URN_QUESTIONS:
+            raise BiaslabError(
+                f"entrenchment: {name} {count} is above the limit of {MAX_URN_QUESTIONS:,} "
+                "questions per call (generate larger sets as several seeds)"
+            )
     items = [
         _item(q, config, i, seed, "model") for i, q in enumerate(domain_questions(config, seed, n))
     ]

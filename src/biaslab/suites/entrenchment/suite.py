@@ -49,6 +49,7 @@ def _read_answers(path: Path) -> pd.DataFrame:
 def _describe() -> list[str]:
     return [
         f"claims pool: {len(_generate.claim_pool())} built-in claims",
+        f"urn questions: at most {_generate.MAX_URN_QUESTIONS:,} per call (--n and baseline_n)",
         "judge: the `judge` model role (biaslab run --judge MODEL or --self-judge; "
         "inspect eval --model-role judge=MODEL)",
     ]
