@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from biaslab.cli import MAX_LISTED_PATHS, MAX_SEEDS, main
+from biaslab.cli import main
+from biaslab.orchestrate import MAX_SEEDS
 from biaslab.suites.defeasible.network import network_from_dict
+from biaslab.suites.defeasible.query import MAX_LISTED_PATHS
 from biaslab.suites.defeasible.resolver import explain, explain_stream
 
 HUGE = "99999999999"

@@ -234,7 +234,7 @@ def test_inspect_eval_uses_the_registered_task_and_provider(tmp_path: Path) -> N
 def test_run_resumes_a_failed_run_of_the_same_task(tmp_path: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from biaslab.cli import run_suite
+    from biaslab.orchestrate import run_suite
     from biaslab.runs import RunSpec, previous_attempts
 
     args = {"preset": None, "n": 1, "seed": 3, "params": {"topology": "linear"}}
@@ -333,8 +333,8 @@ def test_demo_never_removes_logs_it_did_not_write(tmp_path: Path) -> None:
 
 
 def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
-    from biaslab.cli import ensure_dir
     from biaslab.demo import clear_previous, record
+    from biaslab.orchestrate import ensure_dir
 
     log_dir = clear_previous(tmp_path, ensure_dir)
     (log_dir / "a.eval").write_bytes(b"demo")
@@ -392,7 +392,7 @@ def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path)
 
 
 def test_failure_reasons_are_short() -> None:
-    from biaslab.cli import short_reason
+    from biaslab.orchestrate import short_reason
 
     dump = '{\n "messages": [' + '{"role": "user", "content": "x"},' * 500 + "]\n}"
     message = (

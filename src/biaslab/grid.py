@@ -65,7 +65,7 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
     (so ``inspect eval-set`` records the same tasks and arguments)."""
     from inspect_ai import task_with
 
-    from biaslab.cli import task_factory
+    from biaslab.orchestrate import task_factory
     from biaslab.suites.registry import get_suite
 
     tasks = []
