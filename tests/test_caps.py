@@ -134,12 +134,12 @@ def test_a_long_chain_is_one_path() -> None:
 def test_report_checks_its_directory_before_the_analysis(
     where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import biaslab.cli
+    import biaslab.orchestrate
 
     def no_analysis(*args: object, **kwargs: object) -> None:
         raise AssertionError("the analysis ran before the output directory was checked")
 
-    monkeypatch.setattr(biaslab.cli, "analyse_path", no_analysis)
+    monkeypatch.setattr(biaslab.orchestrate, "analyse_path", no_analysis)
     logs = tmp_path / "logs"
     logs.mkdir()
     blocker = tmp_path / "a-file"
