@@ -7,6 +7,7 @@ results, so a reader can always tell which answers a number rests on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,12 +50,22 @@ class ResultsDocument(BaseModel):
     suites: dict[str, dict[str, Any]]
 
 
-def analyse(path: Path | str, suite: str | None = None) -> Analysis:
+def analyse(
+    path: Path | str, suite: str | None = None, params: Mapping[str, str] | None = None
+) -> Analysis:
     """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
     reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
-    that suite's documented format."""
+    that suite's documented format. ``params`` (``-p key=value``) go to the suites that declare
+    them (``Suite.analysis_params``); a key no analysed suite takes is a one-line error."""
     from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
+
+    params = dict(params or {})
+
+    def run(name: str, frame: Any) -> BaseModel:
+        chosen = get_suite(name)
+        mine = {k: v for k, v in params.items() if k in chosen.analysis_params}
+        return chosen.analyze(frame, mine) if mine else chosen.analyze(frame)
 
     if suite is not None and not is_url(path) and Path(path).suffix == ".json":
         raise BiaslabError(
@@ -74,21 +85,34 @@ def analyse(path: Path | str, suite: str | None = None) -> Analysis:
             )
         if not path.is_file():
             raise BiaslabError(f"no such file: {path}")
-        return Analysis({suite: chosen.analyze(chosen.read_answers(path))}, source=str(path))
+        _params_taken(params, [suite])
+        return Analysis({suite: run(suite, chosen.read_answers(path))}, source=str(path))
 
     from biaslab._gc import tune_gc
     from biaslab.frames import answer_frame, read_log_set
 
     tune_gc()
     log_set = read_log_set(path)
-    results: dict[str, BaseModel] = {}
-    for name in log_set.suites():
-        if suite is None or name == suite:
-            results[name] = get_suite(name).analyze(answer_frame(log_set, name))
+    names = [name for name in log_set.suites() if suite is None or name == suite]
+    _params_taken(params, names)
+    results: dict[str, BaseModel] = {name: run(name, answer_frame(log_set, name)) for name in names}
     if not results:
         raise BiaslabError(f"no {suite} logs at {path}")
     provenance = [row for row in log_set.provenance if suite is None or row.suite == suite]
     return Analysis(results, provenance, [*log_set.skipped, *log_set.collapsed], source=str(path))
+
+
+def _params_taken(params: Mapping[str, str], suites: list[str]) -> None:
+    """Every ``-p`` key is one some analysed suite takes."""
+    from biaslab.suites.registry import get_suite
+
+    taken = {key for name in suites for key in get_suite(name).analysis_params}
+    unknown = sorted(set(params) - taken)
+    if unknown:
+        raise BiaslabError(
+            f"-p {unknown[0]}: not an analysis parameter of {', '.join(suites) or 'these logs'} "
+            f"(valid: {', '.join(sorted(taken)) or 'none'})"
+        )
 
 
 def with_capability(analysis: Analysis, path: Path) -> Analysis:

@@ -585,12 +585,17 @@ def log_summary(log: Any, seed: int) -> str:
     )
 
 
-def analyse_path(path: Path | str, suite: str | None = None, capability: Path | None = None) -> Any:
+def analyse_path(
+    path: Path | str,
+    suite: str | None = None,
+    capability: Path | None = None,
+    params: Sequence[str] = (),
+) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
     from biaslab.analysis import analyse, with_capability
 
-    analysis = analyse(path, suite)
+    analysis = analyse(path, suite, parse_params(params))
     if capability is not None:
         analysis = with_capability(analysis, capability)
     for line in analysis.notes:
@@ -635,15 +640,26 @@ def provenance_table(analysis: Any) -> str:
     default=None,
     help="CSV model,score: correlate fallacy rates with a capability score per model.",
 )
+@click.option(
+    "-p",
+    "params",
+    multiple=True,
+    help="Analysis parameter KEY=VALUE of a suite (tokenbias: test=exact|paper).",
+)
 def analyze(
-    logs: Path | str, as_json: bool, output: Path | None, suite: str | None, capability: Path | None
+    logs: Path | str,
+    as_json: bool,
+    output: Path | None,
+    suite: str | None,
+    capability: Path | None,
+    params: tuple[str, ...],
 ) -> None:
     """Analyse Inspect logs (a file or a directory), or a file of answers with --suite; never
     calls a model."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    analysis = analyse_path(logs, suite, capability)
+    analysis = analyse_path(logs, suite, capability, params)
     if output is not None:
         write_document(analysis, output)
     if as_json:
@@ -669,11 +685,23 @@ def analyze(
     default=None,
     help="Only this suite's logs; with a .csv/.jsonl file, read answers in the suite's format.",
 )
-def report(logs: Path | str, output: Path, capability: Path | None, suite: str | None) -> None:
+@click.option(
+    "-p",
+    "params",
+    multiple=True,
+    help="Analysis parameter KEY=VALUE of a suite (tokenbias: test=exact|paper).",
+)
+def report(
+    logs: Path | str,
+    output: Path,
+    capability: Path | None,
+    suite: str | None,
+    params: tuple[str, ...],
+) -> None:
     """Write report.md, report.html and figures from the analysis of Inspect logs."""
     from biaslab.report import write_report
 
-    written = write_report(analyse_path(logs, suite, capability), output)
+    written = write_report(analyse_path(logs, suite, capability, params), output)
     click.echo(f"report written to {written}")
 
 

@@ -21,7 +21,8 @@ model's own accuracy on each pair).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 Unparsed = Literal["wrong", "drop"]
 TestRule = Literal["exact", "paper"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 DECISIONS: dict[str, str] = {
     "test": "McNemar on the discordant pairs, exact binomial (conditional on n12 + n21), one-sided "
@@ -56,7 +57,9 @@ DECISIONS: dict[str, str] = {
     "seeds": "per-seed tests when there are several seeds; the pooled tests count one pair per "
     "cluster across the seeds",
     "epochs": "an answer repeated in later epochs is dropped (the first epoch is kept)",
-    "incomplete": "a pair missing its original or its twin is left out (n_incomplete_pairs)",
+    "incomplete": "a pair (one pair_id of one test: model, seed, epoch, family, hypothesis, "
+    "mode) missing its original or its twin is left out and counted per test "
+    "(n_incomplete_pairs, incomplete); the same pair_id in another test is another pair",
     "accuracy_change_null": "stratified permutation null, strata = pairs: the original's and the "
     "twin's answers are exchanged within each pair (2000 permutations, seeded by the test key)",
     "syllogisms": "analysed by validity; the paper's directions apply to invalid syllogisms",
@@ -84,6 +87,7 @@ class PairTest(_Model):
     alternative: Alternative
     n_pairs: int
     n_linked_pairs: int = 0
+    n_incomplete_pairs: int = 0
     n_unparsed_pairs: int
     n11: int
     n12: int
@@ -106,6 +110,16 @@ class PairTest(_Model):
     reason: str | None = None
 
 
+class IncompletePairs(_Model):
+    """Pairs of one test that miss their original or their twin (left out of the test)."""
+
+    hypothesis: str
+    family: str
+    model: str
+    mode: str
+    n_incomplete_pairs: int
+
+
 class HypothesisSummary(_Model):
     """Tests and rejections of one hypothesis (pooled), and in how many seeds it was rejected (in
     any model; :meth:`TokenBiasResults.seed_rejections` gives them per model)."""
@@ -125,6 +139,8 @@ class TokenBiasResults(_Model):
     unparsed: Unparsed
     n_rows: int
     n_incomplete_pairs: int
+    incomplete: tuple[IncompletePairs, ...] = ()
+    test_rule: TestRule = "exact"
     n_repeated_answers: int = 0
     seeds: tuple[int, ...] = ()
     tests: tuple[PairTest, ...]
@@ -149,12 +165,14 @@ class TokenBiasResults(_Model):
         """What went wrong with the answers, for the tables and the report (one line each)."""
         found = []
         if self.n_incomplete_pairs:
+            where = "; ".join(
+                f"{i.hypothesis} {i.family} {i.model} {i.mode}: {i.n_incomplete_pairs}"
+                for i in self.incomplete
+            )
             found.append(
                 f"{self.n_incomplete_pairs} pair(s) miss their original or their twin and were "
-                "left out"
+                f"left out ({where})"
             )
-        if not self.tests:
-            found.append("no complete pair to test")
         return found
 
     def notes(self) -> list[str]:
@@ -184,6 +202,27 @@ class TokenBiasResults(_Model):
         return table
 
 
+TEST_RULES: dict[TestRule, str] = {
+    "exact": "exact: the exact binomial McNemar for every table (-p test=exact, the default)",
+    "paper": "paper: the normal approximation without continuity correction above 10 discordant "
+    "pairs, exact below, as the paper did (-p test=paper); it can exceed alpha",
+}
+
+
+def analysis_options(params: Mapping[str, str]) -> dict[str, Any]:
+    """``-p key=value`` of ``biaslab analyze``/``report`` -> keyword arguments of :func:`analyze`
+    (only ``test=exact|paper``), with a one-line error naming the valid keys and values."""
+    unknown = sorted(set(params) - {"test"})
+    if unknown:
+        raise BiaslabError(f"unknown tokenbias analysis parameter {unknown[0]!r} (valid: test)")
+    rule = params.get("test", "exact")
+    if rule not in TEST_RULES:
+        raise BiaslabError(
+            f"bad value {rule!r} for tokenbias parameter test (choose from exact, paper)"
+        )
+    return {"test": rule}
+
+
 def _column(test: PairTest) -> str:
     shared = sum(1 for (_, h) in DIRECTIONS if h == test.hypothesis) > 1
     return f"{test.hypothesis} {test.family}" if shared else test.hypothesis
@@ -206,22 +245,31 @@ def analyze(
         raise BiaslabError(f"test must be 'exact' or 'paper', got {test!r}")
     answers, repeated = _first_epoch(long_answers(frame))
     pairs, incomplete = _pairs(answers)
+    if pairs.empty:
+        raise BiaslabError(
+            f"tokenbias analysis: no complete pair to test ({len(incomplete)} pair(s) miss their "
+            "original or their twin)"
+        )
     seeds = sorted({int(s) for s in pairs["seed"] if s >= 0})
     seed_tests: list[PairTest] = []
     if len(seeds) > 1:
         for seed in seeds:
             chosen = pairs[pairs["seed"] == seed]
-            seed_tests += _adjust(_tests(chosen, unparsed, test, seed=seed), alpha)
+            missing = incomplete[incomplete["seed"] == seed]
+            seed_tests += _adjust(_tests(chosen, missing, unparsed, test, seed=seed), alpha)
     seeds_by_key = {
         tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
-    tests = _adjust(_tests(pairs, unparsed, test, seeds=seeds_by_key), alpha)
+    tests = _adjust(_tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key), alpha)
     return TokenBiasResults(
         alpha=alpha,
         unparsed=unparsed,
         n_rows=len(answers) + repeated,
-        n_incomplete_pairs=incomplete,
+        n_incomplete_pairs=len(incomplete),
+        incomplete=_incomplete_counts(incomplete),
+        test_rule=test,
+        decisions={**DECISIONS, "test_rule": TEST_RULES[test]},
         n_repeated_answers=repeated,
         seeds=tuple(seeds),
         tests=tuple(tests),
@@ -237,9 +285,9 @@ def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return kept.sort_index(), len(answers) - len(kept)
 
 
-def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """One row per (key, seed, pair_id) with both members' outcomes and problem keys; pairs missing
-    a member are counted. ``seed`` is -1 where the answers name none."""
+def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per complete (key, seed, pair_id) with both members' outcomes and problem keys,
+    one row per pair missing a member). ``seed`` is -1 where the answers name none."""
     import pandas as pd
 
     index = [*KEY, "seed", "pair_id", "pair_key"]
@@ -256,14 +304,30 @@ def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         )
     )
     outcomes = [("correct", v) for v in ("original", "twin")]
-    complete = wide.dropna(subset=outcomes)
+    whole = wide[outcomes].notna().all(axis=1)
+    complete = wide[whole]
     flat = complete.copy()
     flat.columns = ["_".join(map(str, column)) for column in complete.columns.to_flat_index()]
-    return flat.reset_index(), len(wide) - len(complete)
+    return flat.reset_index(), wide[~whole].index.to_frame(index=False)
+
+
+def _incomplete_counts(incomplete: pd.DataFrame) -> tuple[IncompletePairs, ...]:
+    counts = incomplete.groupby(list(KEY), sort=True).size().reset_index(name="n")
+    return tuple(
+        IncompletePairs(
+            hypothesis=str(row.hypothesis),
+            family=str(row.family),
+            model=str(row.model),
+            mode=str(row.mode),
+            n_incomplete_pairs=int(str(row.n)),
+        )
+        for row in counts.itertuples(index=False)
+    )
 
 
 def _tests(
     pairs: pd.DataFrame,
+    incomplete: pd.DataFrame,
     unparsed: Unparsed,
     rule: TestRule,
     *,
@@ -272,6 +336,7 @@ def _tests(
 ) -> list[PairTest]:
     kept, linked = independent_pairs(pairs)
     n_linked = linked.groupby(list(KEY)).size()
+    n_incomplete = incomplete.groupby(list(KEY)).size()
     tests = []
     for raw, group in kept.groupby(list(KEY), sort=True):
         key = tuple(str(k) for k in raw)
@@ -281,6 +346,7 @@ def _tests(
                 update={
                     "seeds": (seeds or {}).get(key, ()),
                     "n_linked_pairs": int(n_linked.get(raw, 0)),
+                    "n_incomplete_pairs": int(n_incomplete.get(raw, 0)),
                 }
             )
         )
@@ -427,12 +493,12 @@ def tables(results: TokenBiasResults) -> str:
     """Plain-text summary for the terminal: the tests and the rejected grid."""
     lines = [
         f"token bias: BH within hypothesis at alpha={results.alpha}, unparsed={results.unparsed}, "
-        f"seeds={','.join(map(str, results.seeds)) or 'n/a'}"
+        f"seeds={','.join(map(str, results.seeds)) or 'n/a'}, McNemar {results.test_rule}"
     ]
     lines += [f"warning: {warning}" for warning in results.warnings()]
     lines += [f"note: {note}" for note in results.notes()]
     lines.append(
-        f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
+        f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'inc':>4} {'n12':>4} {'n21':>4} "
         f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"
     )
     for t in results.tests:
@@ -445,6 +511,7 @@ def tables(results: TokenBiasResults) -> str:
         p_adj = "" if t.p_adjusted is None else f"{t.p_adjusted:.3g}"
         lines.append(
             f"{t.hypothesis:4} {t.family:17} {t.model[:24]:24} {t.mode[:22]:22} {t.n_pairs:>5} "
+            f"{t.n_incomplete_pairs:>4} "
             f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {p_adj:>7}  "
             f"{'yes' if t.rejected else 'no'}"
         )

@@ -10,8 +10,12 @@ H1–H6 as the family allows; ``variant`` ``original`` or ``twin``; ``correct`` 
 also run per seed), ``epoch`` (an integer ≥ 1; later epochs of an answer are dropped),
 ``pair_key`` (pairs with equal keys are the same pair of questions; default: the ``pair_id``) and
 ``problem_key`` (this answer's question: rows with equal keys are the same question, e.g. a hash of
-its text, so pairs that share a member count as one cluster; default: none). The two rows of a pair
-agree on everything but ``variant``, ``correct``, ``parsed`` and ``problem_key``. Other columns are
+its text, so pairs that share a member count as one cluster; default: none). A pair is one
+``pair_id`` of one test: (model, seed, epoch, family, hypothesis, mode, ``pair_id``). The same
+``pair_id`` in other tests or modes is another pair (a study may use one id per problem
+everywhere); a pair that misses its original or its twin is counted per test, never an error. Only
+a contradiction is an error: two originals (or two twins) of one pair, or an original and a twin
+of one pair that name different ``pair_key`` values. Other columns are
 ignored. ``.csv`` files (UTF-8, with or without a byte-order mark) have a header row; ``.jsonl``
 files hold one JSON object per line (booleans and numbers as JSON values or as the strings above;
 ``pair_id`` may be a JSON integer).
@@ -40,8 +44,8 @@ REQUIRED = ("model", "family", "hypothesis", "mode", "pair_id", "variant", "corr
 OPTIONAL = ("seed", "epoch", "pair_key", "problem_key")
 COLUMNS = (*REQUIRED, *OPTIONAL)
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
-#: what the two rows of one pair must agree on (besides the pair_id that joins them)
-_PAIR_LEVEL = ("hypothesis", "family", "mode", "pair_key")
+#: what makes one pair: a pair_id of one test (the same id in other tests or modes is another pair)
+PAIR = ("model", "seed", "epoch", "family", "hypothesis", "mode", "pair_id")
 Fail = Callable[[str], BiaslabError]
 
 
@@ -85,26 +89,22 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _pairs_agree(answers: pd.DataFrame) -> None:
-    """An original and a twin of one pair_id (one model and seed) that name different tests or
-    pair_keys would silently become two incomplete pairs: a one-line error instead."""
+    """The original and the twin of one pair that name different pair_keys would silently become
+    two incomplete pairs: a one-line error instead."""
     rows = answers.assign(seed=answers["seed"].astype("string").fillna(""))
-    combo = [*_PAIR_LEVEL, "epoch"]
-    counts = rows.groupby(["model", "seed", "pair_id", *combo], sort=True)["variant"].nunique()
-    orphans = rows.set_index(["model", "seed", "pair_id", *combo]).loc[counts[counts == 1].index]
-    for (model, seed, pid), group in orphans.reset_index().groupby(
-        ["model", "seed", "pair_id"], sort=True
-    ):
-        originals = group[group["variant"] == "original"]
-        twins = group[group["variant"] == "twin"]
-        if originals.empty or twins.empty:
-            continue
-        first, second = originals.iloc[0], twins.iloc[0]
-        column = next(c for c in combo if first[c] != second[c])
-        where = f", seed {seed}" if seed else ""
-        raise BiaslabError(
-            f"tokenbias analysis: pair {pid} ({model}{where}): original and twin differ in "
-            f"{column} ({first[column]!r} vs {second[column]!r})"
-        )
+    keys = rows.groupby(list(PAIR), sort=True)["pair_key"].nunique()
+    clashes = keys[keys > 1]
+    if clashes.empty:
+        return
+    model, seed, _, _, _, _, pid = clashes.index[0]
+    chosen = rows.set_index(list(PAIR)).loc[clashes.index[:1]]
+    original = chosen[chosen["variant"] == "original"]["pair_key"].iloc[0]
+    twin = chosen[chosen["variant"] == "twin"]["pair_key"].iloc[0]
+    where = f", seed {seed}" if seed else ""
+    raise BiaslabError(
+        f"tokenbias analysis: pair {pid} ({model}{where}): original and twin differ in "
+        f"pair_key ({original!r} vs {twin!r})"
+    )
 
 
 def _integers(data: pd.DataFrame, column: str) -> pd.Series:
@@ -292,23 +292,16 @@ def _no_duplicates(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
 
 
 def _members_agree(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
-    """The two rows of a pair agree on hypothesis, family, mode and pair_key: an original whose
-    only possible twin names another value is a one-line error at the later of the two lines."""
-    members: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[str, int]]] = {}
-    for number, values in rows:
-        pair = (values["model"], values["seed"], values["epoch"], values["pair_id"])
-        combo = tuple(values[c] for c in _PAIR_LEVEL)
-        members.setdefault(pair, {}).setdefault(combo, {})[values["variant"]] = number
+    """The two rows of one pair (:data:`PAIR`) agree on its pair_key: a twin that names another
+    key than its original is a one-line error at the later of the two lines."""
+    first: dict[tuple[Any, ...], int] = {}
     by_line = dict(rows)
-    for combos in members.values():
-        orphans = [(combo, lines) for combo, lines in combos.items() if len(lines) == 1]
-        originals = [lines["original"] for _, lines in orphans if "original" in lines]
-        twins = [lines["twin"] for _, lines in orphans if "twin" in lines]
-        if originals and twins:
-            early, late = sorted((originals[0], twins[0]))
-            column = next(c for c in _PAIR_LEVEL if by_line[early][c] != by_line[late][c])
+    for number, values in rows:
+        pair = tuple(values[c] for c in PAIR)
+        early = first.setdefault(pair, number)
+        if by_line[early]["pair_key"] != values["pair_key"]:
             raise BiaslabError(
-                f"{name} line {late}, column {column}: {by_line[late][column]!r}, but line {early} "
-                f"gives {by_line[early][column]!r} for the other member of pair "
-                f"{by_line[late]['pair_id']}"
+                f"{name} line {number}, column pair_key: {values['pair_key']!r}, but line {early} "
+                f"gives {by_line[early]['pair_key']!r} for the other member of pair "
+                f"{values['pair_id']}"
             )

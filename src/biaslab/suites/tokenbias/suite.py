@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ _REPORT_COLUMNS = (
     "model",
     "mode",
     "pairs",
+    "incomplete",
     "acc original",
     "acc twin",
     "change",
@@ -43,10 +44,11 @@ def _card(results: Any) -> Any:
     return card_cells(results)
 
 
-def _analyze(frame: pd.DataFrame) -> BaseModel:
-    from biaslab.suites.tokenbias.analysis import analyze
+def _analyze(frame: pd.DataFrame, params: Mapping[str, str] | None = None) -> BaseModel:
+    """``-p test=exact|paper`` (default exact) chooses the McNemar rule."""
+    from biaslab.suites.tokenbias.analysis import analysis_options, analyze
 
-    return analyze(frame)
+    return analyze(frame, **analysis_options(params or {}))
 
 
 def _tables(results: Any) -> str:
@@ -104,6 +106,7 @@ def _report(results: Any, out_dir: Path) -> str:
             t.model,
             t.mode,
             t.n_pairs,
+            t.n_incomplete_pairs,
             t.accuracy_original,
             t.accuracy_twin,
             t.accuracy_change,
@@ -183,4 +186,5 @@ SUITE = Suite(
     read_answers=_read_answers,
     describe=_describe,
     card=_card,
+    analysis_params=("test",),
 )
