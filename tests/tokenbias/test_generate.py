@@ -308,8 +308,9 @@ def test_horse_originals_are_distinct_numbers_within_a_seed() -> None:
         assert sum(i.meta["m"] == 1 for i in items[::2]) == 25
 
 
-#: what every family × hypothesis of the default preset must supply without a repeat
-MIN_DEFAULT_POOL = 1000
+#: what every family × hypothesis of the default preset must supply without a repeat: four times
+#: the default --n (ages and time phrases are not problems, so the celebrity block holds 240)
+MIN_DEFAULT_POOL = 200
 
 
 def _default_pools() -> dict[tuple[str, str], int]:
@@ -320,25 +321,30 @@ def _default_pools() -> dict[tuple[str, str], int]:
     }
 
 
-def test_every_default_pool_holds_a_thousand_problems_and_suites_shows_it() -> None:
+def test_every_default_pool_holds_four_times_the_default_n_and_suites_shows_it() -> None:
     found = _default_pools()
     assert len(found) == len(combinations(Config()))
     small = {block: size for block, size in found.items() if size < MIN_DEFAULT_POOL}
     assert small == {}
+    assert found[("linda", "H1")] == 576 and found[("linda", "H3")] == 240
     described = " ".join(SUITE.describe() or [])
     for (family, hypothesis), size in found.items():
         assert f"{family} {hypothesis} {size:,}" in described
 
 
 @pytest.mark.parametrize("block", [("linda", "H1"), ("linda", "H3"), ("horses", "H3")])
-def test_a_thousand_pairs_are_distinct_problems(block: tuple[str, str]) -> None:
-    """The blocks whose pools were smallest: --n 1000 draws distinct originals and twins."""
+def test_a_whole_small_pool_is_distinct_problems(block: tuple[str, str]) -> None:
+    """The blocks whose pools are smallest: --n at the cap draws distinct originals and twins, and
+    one more is an error."""
     family, hypothesis = block
     config = resolve_config("default", {"family": family, "hypothesis": hypothesis})
-    items = generate(config, seed=4, n=MIN_DEFAULT_POOL)
-    assert len(items) == 2 * MIN_DEFAULT_POOL
+    n = _default_pools()[block]
+    items = generate(config, seed=4, n=n)
+    assert len(items) == 2 * n
     assert duplicate_prompts(items) == []
     assert duplicate_problems(items) == []
+    with pytest.raises(BiaslabError, match=f"--n {n + 1} exceeds the {n:,} distinct problems"):
+        generate(config, seed=4, n=n + 1)
 
 
 def test_a_small_pool_is_drawn_completely_without_repeats() -> None:

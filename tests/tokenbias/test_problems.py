@@ -106,3 +106,46 @@ def test_exemplars_only_count_by_the_h2_name() -> None:
     item = generate(config, seed=7, n=1)[0]
     text = problem_text(item.system or "", item.turns[0].prompt)
     assert "exemplar: Linda" in text and "Here are some" not in text
+
+
+@pytest.mark.parametrize("style", ["bio", "medical"])
+def test_another_age_is_the_same_problem(style: str) -> None:
+    config = resolve_config("default", {"family": "linda", "hypothesis": "H1", "styles": style})
+    for item in generate(config, seed=6, n=4):
+        prompt = item.turns[0].prompt
+        older = re.sub(r"\b(\d+)(?= years old|-year-old)", lambda m: str(int(m[1]) + 7), prompt)
+        assert older != prompt
+        assert _key(item, older) == _key(item)
+
+
+def test_another_time_phrase_is_the_same_problem_but_another_celebrity_is_not() -> None:
+    config = resolve_config("default", {"family": "linda", "hypothesis": "H3"})
+    for item in generate(config, seed=6, n=4)[::2]:
+        prompt = item.turns[0].prompt
+        time = next(t for t in wl.times() if t in prompt)
+        other = next(t for t in wl.times() if t != time)
+        assert _key(item, prompt.replace(time, other)) == _key(item)
+        celebrity = str(item.meta["name"])
+        field = next(c.field for c in wl.celebrities() if c.name == celebrity)
+        rival = next(c for c in wl.celebrities() if c.field == field and c.name != celebrity)
+        assert _key(item, prompt.replace(celebrity, rival.name)) != _key(item)
+
+
+def test_which_reputable_source_is_cited_is_no_difference_but_reputation_is() -> None:
+    config = resolve_config("default", {"family": "syllogism", "hypothesis": "H5"})
+    original, twin = generate(config, seed=6, n=1)
+    outlet = str(original.meta["outlet"])
+    prompt = original.turns[0].prompt
+    other = next(o for o in wl.sources("outlets", True) if o != outlet)
+    assert _key(original, prompt.replace(outlet, other)) == _key(original)
+    assert _key(original) != _key(twin)
+
+
+def test_pools_count_problems_without_ages_or_time_phrases() -> None:
+    """The medical and celebrity pools are the same size whatever the ages and times lists hold:
+    those slots are drawn per pair."""
+    from biaslab.suites.tokenbias.conjunction import celebrity_pool, conjunction_pool
+
+    medical = conjunction_pool("medical", "relevant", ("because",))
+    assert medical.size == sum(len(d.symptoms) * (len(d.symptoms) - 1) for d in wl.diseases())
+    assert celebrity_pool().size == 240

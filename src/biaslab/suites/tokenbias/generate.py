@@ -55,7 +55,7 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 SUITE = "tokenbias"
 KIND: dict[FamilyName, str] = {"linda": "conjunction", "syllogism": "syllogism", "horses": "horses"}
 
