@@ -63,6 +63,13 @@ DECISIONS: dict[str, str] = {
     "accuracy_change_null": "stratified permutation null, strata = pairs: the original's and the "
     "twin's answers are exchanged within each pair (2000 permutations, seeded by the test key)",
     "syllogisms": "analysed by validity; the paper's directions apply to invalid syllogisms",
+    "mde": "minimum detectable effect per test: the smallest |accuracy change| the test's own rule "
+    "(exact one-sided binomial, two-sided at alpha/2 per side) detects with 80% power at raw alpha, "
+    "conditional on the test's number of discordant pairs (scipy binom); before BH, so a floor",
+    "position": "position preference per model x family: accuracy of the originals of the tested "
+    "pairs (one per cluster) by where the correct option stood, against equal accuracy at every "
+    "position (the null: an answerer without a position preference); Fisher's exact test for two "
+    "positions, the chi-square test of independence for more (scipy); only with correct_position",
 }
 
 
@@ -101,6 +108,7 @@ class PairTest(_Model):
     accuracy_change_null_hi: float | None = None
     accuracy_change_excess: float | None = None
     accuracy_change_null_p: float | None = None
+    mde: float | None = None
     method: str
     statistic: float | None
     p_value: float
@@ -118,6 +126,24 @@ class IncompletePairs(_Model):
     model: str
     mode: str
     n_incomplete_pairs: int
+
+
+class PositionPreference(_Model):
+    """Accuracy by the correct option's position (one model × family, originals of the tested
+    pairs), beside the null of equal accuracy at every position."""
+
+    family: str
+    model: str
+    positions: tuple[int, ...]
+    n: tuple[int, ...]
+    accuracy: tuple[float, ...]
+    accuracy_null: float
+    spread: float
+    method: str
+    p_value: float | None
+    p_adjusted: float | None = None
+    rejected: bool = False
+    reason: str | None = None
 
 
 class HypothesisSummary(_Model):
@@ -140,6 +166,7 @@ class TokenBiasResults(_Model):
     n_rows: int
     n_incomplete_pairs: int
     incomplete: tuple[IncompletePairs, ...] = ()
+    positions: tuple[PositionPreference, ...] = ()
     test_rule: TestRule = "exact"
     n_repeated_answers: int = 0
     seeds: tuple[int, ...] = ()
@@ -262,12 +289,14 @@ def analyze(
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
     tests = _adjust(_tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key), alpha)
+    positions = position_preferences(independent_pairs(pairs)[0], alpha)
     return TokenBiasResults(
         alpha=alpha,
         unparsed=unparsed,
         n_rows=len(answers) + repeated,
         n_incomplete_pairs=len(incomplete),
         incomplete=_incomplete_counts(incomplete),
+        positions=positions,
         test_rule=test,
         decisions={**DECISIONS, "test_rule": TEST_RULES[test]},
         n_repeated_answers=repeated,
@@ -291,18 +320,13 @@ def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     import pandas as pd
 
     index = [*KEY, "seed", "pair_id", "pair_key"]
-    data = data.assign(seed=data["seed"].fillna(-1).astype(int))
-    wide = data.pivot_table(
-        index=index,
-        columns="variant",
-        values=["correct", "parsed", "problem_key"],
-        aggfunc="first",
+    data = data.assign(
+        seed=data["seed"].fillna(-1).astype(int),
+        correct_position=data["correct_position"].astype("Float64").fillna(-1.0).astype(float),
     )
-    wide = wide.reindex(
-        columns=pd.MultiIndex.from_product(
-            [["correct", "parsed", "problem_key"], ["original", "twin"]]
-        )
-    )
+    values = ["correct", "parsed", "problem_key", "correct_position"]
+    wide = data.pivot_table(index=index, columns="variant", values=values, aggfunc="first")
+    wide = wide.reindex(columns=pd.MultiIndex.from_product([values, ["original", "twin"]]))
     outcomes = [("correct", v) for v in ("original", "twin")]
     whole = wide[outcomes].notna().all(axis=1)
     complete = wide[whole]
@@ -376,6 +400,7 @@ def _test(
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
     n = len(group)
     result = mcnemar_test(n12, n21, alternative, n, rule)
+    mde = minimum_detectable_change(n12 + n21, n, alternative)
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
     null = null_fields("accuracy_change", _change_null(x, y, alternative, (*key, seed)))
@@ -400,6 +425,7 @@ def _test(
         accuracy_change_null_hi=null["accuracy_change_null_hi"],
         accuracy_change_excess=null["accuracy_change_excess"],
         accuracy_change_null_p=null["accuracy_change_null_p"],
+        mde=mde,
         method=result.method,
         statistic=result.statistic,
         p_value=result.pvalue if result.pvalue is not None else 1.0,
@@ -424,6 +450,89 @@ def mcnemar_test(
     if b + c <= exact_max:
         return mcnemar(b, c, method="exact", n_pairs=n_pairs)
     return mcnemar(b, c, method="chi2", correction=False, n_pairs=n_pairs)
+
+
+def minimum_detectable_change(
+    discordant: int, n_pairs: int, alternative: Alternative, alpha: float = 0.05, power: float = 0.8
+) -> float | None:
+    """The smallest |accuracy change| the exact McNemar test detects with ``power`` at ``alpha``,
+    given ``discordant`` = n12 + n21 of ``n_pairs``: the change is (n* / n)(2q − 1) when a
+    discordant pair goes the expected way with probability q. Exact binomial power (scipy),
+    conditional on n*; statsmodels' power classes are normal approximations, which at the small n*
+    of these tables misstate an exact test's power. None when even q = 1 falls short."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    if discordant == 0 or n_pairs == 0:
+        return None
+    level = alpha / 2 if alternative == "two-sided" else alpha
+    # the smallest count c with P(X >= c | q = 1/2) <= level: the one-sided rejection region
+    critical = int(binom.isf(level, discordant, 0.5)) + 1
+    while critical > 0 and binom.sf(critical - 2, discordant, 0.5) <= level:
+        critical -= 1
+    if critical > discordant:
+        return None
+
+    def shortfall(q: float) -> float:
+        return float(binom.sf(critical - 1, discordant, q)) - power
+
+    if shortfall(1.0) < 0:
+        return None
+    q = brentq(shortfall, 0.5, 1.0, xtol=1e-9)
+    return discordant / n_pairs * (2 * q - 1)
+
+
+def position_preferences(pairs: pd.DataFrame, alpha: float) -> tuple[PositionPreference, ...]:
+    """Accuracy by the correct option's position per model × family (see ``decisions``), with
+    Benjamini–Hochberg over the models × families."""
+    from biaslab.stats import adjust_pvalues
+
+    known = pairs[pairs["correct_position_original"] >= 0]
+    found = [
+        _position_test(str(family), str(model), group)
+        for (family, model), group in known.groupby(["family", "model"], sort=True)
+    ]
+    tested = [i for i, f in enumerate(found) if f.p_value is not None]
+    if tested:
+        result = adjust_pvalues(
+            [found[i].p_value or 1.0 for i in tested], method="fdr_bh", alpha=alpha
+        )
+        for i, p_adj, reject in zip(tested, result.adjusted, result.reject, strict=True):
+            found[i] = found[i].model_copy(update={"p_adjusted": p_adj, "rejected": bool(reject)})
+    return tuple(found)
+
+
+def _position_test(family: str, model: str, group: pd.DataFrame) -> PositionPreference:
+    import numpy as np
+    from scipy.stats import chi2_contingency, fisher_exact
+
+    position = group["correct_position_original"].astype(int).to_numpy()
+    correct = group["correct_original"].astype(bool).to_numpy()
+    positions = sorted(set(position.tolist()))
+    table = np.array([[(correct & (position == p)).sum(), (~correct & (position == p)).sum()]
+                      for p in positions])  # fmt: skip
+    n = table.sum(axis=1)
+    accuracy = table[:, 0] / n
+    base = PositionPreference(
+        family=family,
+        model=model,
+        positions=tuple(positions),
+        n=tuple(int(k) for k in n),
+        accuracy=tuple(float(a) for a in accuracy),
+        accuracy_null=float(correct.mean()),
+        spread=float(accuracy.max() - accuracy.min()),
+        method="none",
+        p_value=None,
+    )
+    if len(positions) < 2:
+        return base.model_copy(update={"reason": "the correct option stood in one place"})
+    if table[:, 0].sum() in (0, n.sum()):
+        return base.model_copy(update={"p_value": 1.0, "reason": "all right or all wrong"})
+    if len(positions) == 2:
+        p = float(fisher_exact(table).pvalue)
+        return base.model_copy(update={"method": "Fisher exact", "p_value": p})
+    p = float(chi2_contingency(table).pvalue)
+    return base.model_copy(update={"method": "chi-square independence", "p_value": p})
 
 
 def _change_null(
@@ -499,7 +608,7 @@ def tables(results: TokenBiasResults) -> str:
     lines += [f"note: {note}" for note in results.notes()]
     lines.append(
         f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'inc':>4} {'n12':>4} {'n21':>4} "
-        f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"
+        f"{'Δacc':>6} {'null band':>13} {'MDE':>5} {'p_adj':>7}  rej"
     )
     for t in results.tests:
         change = "" if t.accuracy_change is None else f"{t.accuracy_change:+.2f}"
@@ -509,10 +618,11 @@ def tables(results: TokenBiasResults) -> str:
             else f"[{t.accuracy_change_null_lo:+.2f},{t.accuracy_change_null_hi:+.2f}]"
         )
         p_adj = "" if t.p_adjusted is None else f"{t.p_adjusted:.3g}"
+        mde = "" if t.mde is None else f"{t.mde:.2f}"
         lines.append(
             f"{t.hypothesis:4} {t.family:17} {t.model[:24]:24} {t.mode[:22]:22} {t.n_pairs:>5} "
             f"{t.n_incomplete_pairs:>4} "
-            f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {p_adj:>7}  "
+            f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {mde:>5} {p_adj:>7}  "
             f"{'yes' if t.rejected else 'no'}"
         )
     if results.seed_tests:
@@ -520,6 +630,27 @@ def tables(results: TokenBiasResults) -> str:
         lines.append("per seed: hypothesis rejected in k of the seeds")
         for hypothesis, model, k, seeds in results.seed_rejections():
             lines.append(f"  {hypothesis} {model}: {k} of {seeds}")
+    if results.positions:
+        lines.append("")
+        lines.append("position preference (originals of the tested pairs; null: equal accuracy)")
+        lines += [f"  {line}" for line in position_lines(results)]
     lines.append("")
     lines.append(results.rejected_table().to_string())
     return "\n".join(lines)
+
+
+def position_lines(results: TokenBiasResults) -> list[str]:
+    """One line per model × family: accuracy by the correct option's position, beside the null."""
+    lines = []
+    for f in results.positions:
+        by_position = ", ".join(
+            f"{p}: {a:.2f} (n {k})" for p, a, k in zip(f.positions, f.accuracy, f.n, strict=True)
+        )
+        p = "n/a" if f.p_adjusted is None else f"{f.p_adjusted:.3g}"
+        verdict = "preference" if f.rejected else "no preference found"
+        lines.append(
+            f"{f.family} {f.model}: {by_position}; null {f.accuracy_null:.2f}; spread "
+            f"{f.spread:.2f}; {f.method} p (BH) {p}: {verdict}"
+            + (f" ({f.reason})" if f.reason else "")
+        )
+    return lines

@@ -10,7 +10,9 @@ H1–H6 as the family allows; ``variant`` ``original`` or ``twin``; ``correct`` 
 also run per seed), ``epoch`` (an integer ≥ 1; later epochs of an answer are dropped),
 ``pair_key`` (pairs with equal keys are the same pair of questions; default: the ``pair_id``) and
 ``problem_key`` (this answer's question: rows with equal keys are the same question, e.g. a hash of
-its text, so pairs that share a member count as one cluster; default: none). A pair is one
+its text, so pairs that share a member count as one cluster; default: none) and
+``correct_position`` (an integer ≥ 0, where the correct option stands, 0 = first: the report then
+measures a preference for a position; default: none). A pair is one
 ``pair_id`` of one test: (model, seed, epoch, family, hypothesis, mode, ``pair_id``). The same
 ``pair_id`` in other tests or modes is another pair (a study may use one id per problem
 everywhere); a pair that misses its original or its twin is counted per test, never an error. Only
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 REQUIRED = ("model", "family", "hypothesis", "mode", "pair_id", "variant", "correct", "parsed")
-OPTIONAL = ("seed", "epoch", "pair_key", "problem_key")
+OPTIONAL = ("seed", "epoch", "pair_key", "problem_key", "correct_position")
 COLUMNS = (*REQUIRED, *OPTIONAL)
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
 #: what makes one pair: a pair_id of one test (the same id in other tests or modes is another pair)
@@ -74,6 +76,7 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
     out["pair_key"] = keys.where(keys.notna(), data["pair_id"]).astype(str).to_numpy()
     problems = data["problem_key"] if "problem_key" in data.columns else None
     out["problem_key"] = "" if problems is None else problems.fillna("").astype(str).to_numpy()
+    out["correct_position"] = _integers(data, "correct_position")
     bad = sorted(set(out["variant"]) - {"original", "twin"})
     if bad:
         raise BiaslabError(f"variant must be 'original' or 'twin', got {bad[0]!r}")
@@ -140,7 +143,7 @@ def _from_log_frame(frame: pd.DataFrame) -> pd.DataFrame:
         syllogism = frame["item_family"] == "syllogism"
         by_validity = valid.map({True: "syllogism-valid", False: "syllogism-invalid"})
         data["family"] = frame["item_family"].where(~syllogism, by_validity)
-    for column in ("pair_key", "problem_key"):
+    for column in ("pair_key", "problem_key", "correct_position"):
         if f"item_{column}" in frame.columns:
             data[column] = frame[f"item_{column}"]
     return data
@@ -155,6 +158,10 @@ def to_records(answers: pd.DataFrame) -> list[dict[str, Any]]:
             None if record["seed"] is None or str(record["seed"]) == "<NA>" else int(record["seed"])
         )
         record["epoch"] = int(record["epoch"])
+        position = record["correct_position"]
+        record["correct_position"] = (
+            None if position is None or str(position) == "<NA>" else int(position)
+        )
         record["correct"], record["parsed"] = bool(record["correct"]), bool(record["parsed"])
         records.append(record)
     return records
@@ -234,7 +241,7 @@ def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[
         values[column] = _boolean(raw.get(column), partial(fail, column))
     if values["correct"] and not values["parsed"]:
         raise fail("correct", "true, but parsed is false (an unparsed answer cannot be correct)")
-    for column, lowest in (("seed", None), ("epoch", 1)):
+    for column, lowest in (("seed", None), ("epoch", 1), ("correct_position", 0)):
         values[column] = _optional_int(raw.get(column), lowest, partial(fail, column))
     key = raw.get("pair_key")
     values["pair_key"] = str(key).strip() if key not in (None, "") else values["pair_id"]
