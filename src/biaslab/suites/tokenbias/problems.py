@@ -1,15 +1,17 @@
 """What makes two prompts the same problem: the problem as a reasoner reads it.
 
 Two prompts are one problem when they differ only in what a reasoner treats like a name, no
-difference at all: the name of a person who is not famous and the pronouns that follow it, a
+difference at all: the name of a person, famous or not, and the pronouns that follow it (who the
+celebrity is does not change the events compared, and the pool draws the celebrity per pair), a
 person's or patient's age, the name of an invented town, when a celebrity scenario happens ("next
 month", "this autumn"), which reputable (or which less reputable) outlet and university a
 syllogism cites (only their reputation is kept: it is what H5 perturbs), a horse farm's owner and
 town (the framing), the order of the options and of the number labels, the quantifier wording of
 a syllogism ("certain roses are red" is "some roses are red"), and the exemplars shown before the
 question (only the H2 exemplar's name, its perturbation, is kept). Everything else is the problem:
-the events and their order of words, a celebrity's name, the numbers and the animal, the logical
-form and terms, the system message and its hint.
+the events and their order of words, the numbers and the animal, the logical form and terms, the
+system message and its hint. An H3 celebrity original and its generic twin are therefore one
+problem, as the token-bias claim says they are.
 
 :func:`problem_key` hashes :func:`problem_text`. The generator draws each seed's items so that no two
 members of a block share a key (``checks.duplicate_problems``), the analysis counts pairs that share
@@ -95,14 +97,14 @@ def _reputation(source: str) -> str:
 
 
 def anonymised(text: str) -> str:
-    """``text`` with non-famous people, ages, invented towns, celebrity scenarios' time phrases and
-    pronouns replaced by placeholders (a celebrity's name is kept: who it is changes the problem)."""
+    """``text`` with people (celebrities too), ages, invented towns, celebrity scenarios' time
+    phrases and pronouns replaced by placeholders."""
     return _name_regex().sub(_placeholder, text)
 
 
 def _placeholder(match: re.Match[str]) -> str:
     if match["celebrity"]:
-        return match["celebrity"]
+        return PERSON
     if match["age"]:
         return AGE
     if match["time"]:
