@@ -634,8 +634,16 @@ def tables(results: TokenBiasResults) -> str:
         lines.append("")
         lines.append("position preference (originals of the tested pairs; null: equal accuracy)")
         lines += [f"  {line}" for line in position_lines(results)]
+    from biaslab.report.tables import text_table
+
+    grid = results.rejected_table()
     lines.append("")
-    lines.append(results.rejected_table().to_string())
+    lines.append(
+        text_table(
+            ["model", "mode", *grid.columns],
+            [[model, mode, *grid.loc[(model, mode)].tolist()] for model, mode in grid.index],
+        )
+    )
     return "\n".join(lines)
 
 
