@@ -27,6 +27,8 @@ from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.heldout import AGENTS, HeldOutAgent, answer_rows
 
 TESTS = (*sorted(f"{h} {f}" for f, h in DIRECTIONS), "position")
+#: agent -> seeds in which any test of its own construct rejected (filled by :func:`run`)
+own_seeds: Counter[str] = Counter()
 
 
 def rejected(results: TokenBiasResults) -> set[str]:
@@ -52,6 +54,7 @@ def run(
     every ``every`` seeds (a long run leaves its partial results behind)."""
     config = resolve_config("default", {"order": "counterbalanced"})
     per_seed: dict[str, Counter[str]] = {a.name: Counter() for a in agents}
+    own_seeds.clear()
     pooled: dict[str, Counter[str]] = {a.name: Counter() for a in agents}
     held: dict[str, list[dict[str, object]]] = {a.name: [] for a in agents}
     groups = 0
@@ -59,7 +62,9 @@ def run(
         items = generate(config, seed, n)
         for agent in agents:
             rows = answer_rows(items, agent)
-            per_seed[agent.name].update(rejected(analyze(pd.DataFrame(rows))))
+            found = rejected(analyze(pd.DataFrame(rows)))
+            per_seed[agent.name].update(found)
+            own_seeds[agent.name] += any(is_own(agent, test) for test in found)
             held[agent.name] += rows
         if number % pool == 0:
             groups += 1
@@ -96,7 +101,9 @@ def markdown(
             k, g = per_seed[agent.name][test], pooled[agent.name][test]
             own = is_own(agent, test)
             if own:
-                verdict = "caught (≥ 90%)" if k >= 0.9 * seeds else "MISSED (< 90%)"
+                verdict = "caught (≥ 90%)" if k >= 0.9 * seeds else "below 90% on this family"
+            elif test == "position" and agent.construct == "position":
+                verdict = "a position effect, seen (not a token bias)"
             else:
                 lows = [
                     binomtest(x, t).proportion_ci(method="exact").low
@@ -108,6 +115,11 @@ def markdown(
                 f"| {agent.name} | {agent.construct if agent.biased else 'none'} | {test} | "
                 f"{_cell(k, seeds)} | {_cell(g, groups)} | {verdict}{' (own)' if own else ''} |"
             )
+    lines += ["", "| agent | own construct | flagged in (any family), per seed |", "|---|---|---:|"]
+    for agent in agents:
+        if agent.biased:
+            k = own_seeds[agent.name] if own_seeds else 0
+            lines.append(f"| {agent.name} | {agent.construct} | {_cell(k, seeds)} |")
     return "\n".join(lines)
 
 
