@@ -51,8 +51,9 @@ DECISIONS: dict[str, str] = {
     "alpha = 0.05)",
     "multiplicity": "Benjamini-Hochberg at alpha within each hypothesis (its families, models and "
     "modes); per-seed tests within hypothesis x seed; a test without discordant pairs keeps p = 1",
-    "independence": "pairs sharing a member's problem_key (the problem without names, places, "
-    "pronouns, option order or framing) or a pair_key, directly or through other pairs, are one "
+    "independence": "pairs sharing a member's problem_key (the problem without names, famous or "
+    "not, ages, places, time phrases, which source of a reputation, pronouns, option order or "
+    "framing) or a pair_key, directly or through other pairs, are one "
     "cluster; each test counts one pair per cluster, the one with the lowest (seed, pair_id)",
     "seeds": "per-seed tests when there are several seeds; the pooled tests count one pair per "
     "cluster across the seeds",
