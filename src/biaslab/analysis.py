@@ -51,15 +51,28 @@ class ResultsDocument(BaseModel):
     suites: dict[str, dict[str, Any]]
 
 
-def analyse(path: Path | str, suite: str | None = None, problems: Path | None = None) -> Analysis:
+def analyse(
+    path: Path | str,
+    suite: str | None = None,
+    problems: Path | None = None,
+    params: Mapping[str, str] | None = None,
+) -> Analysis:
     """Analyse every biaslab log at ``path`` — a log file, a directory, or a log location Inspect
     reads through fsspec such as ``s3://bucket/logs`` — or, with ``suite``, a file of answers in
     that suite's documented format (``problems``: the items they answer, for suites that need
     them), or lm-evaluation-harness ``--log_samples`` output of tasks written by
-    ``biaslab export``."""
+    ``biaslab export``. ``params`` (``-p key=value``) go to the suites that declare them
+    (``Suite.analysis_params``); a key no analysed suite takes is a one-line error."""
     from biaslab.export.harness_samples import analyse_harness, is_harness_output
     from biaslab.frames import is_url
     from biaslab.suites.registry import get_suite
+
+    params = dict(params or {})
+
+    def run(name: str, frame: Any) -> BaseModel:
+        chosen = get_suite(name)
+        mine = {k: v for k, v in params.items() if k in chosen.analysis_params}
+        return chosen.analyze(frame, mine) if mine else chosen.analyze(frame)
 
     if is_harness_output(path):
         return Analysis(*analyse_harness(Path(path), suite), source=str(path))
@@ -83,12 +96,13 @@ def analyse(path: Path | str, suite: str | None = None, problems: Path | None = 
             raise BiaslabError(f"no such file: {path}")
         if problems is not None and not chosen.answers_need_problems:
             raise BiaslabError(f"--problems: suite {suite!r} reads its answers without problems")
+        _params_taken(params, [suite])
         if chosen.answers_need_problems:
             frame = chosen.read_answers(path, problems)
         else:
             frame = chosen.read_answers(path)
         notes = [str(note) for note in frame.attrs.get("notes", [])]
-        return Analysis({suite: chosen.analyze(frame)}, notes=notes, source=str(path))
+        return Analysis({suite: run(suite, frame)}, notes=notes, source=str(path))
     if problems is not None:
         raise BiaslabError("--problems goes with a .csv/.jsonl file of answers, not with logs")
 
@@ -97,14 +111,26 @@ def analyse(path: Path | str, suite: str | None = None, problems: Path | None = 
 
     tune_gc()
     log_set = read_log_set(path)
-    results: dict[str, BaseModel] = {}
-    for name in log_set.suites():
-        if suite is None or name == suite:
-            results[name] = get_suite(name).analyze(answer_frame(log_set, name))
+    names = [name for name in log_set.suites() if suite is None or name == suite]
+    _params_taken(params, names)
+    results: dict[str, BaseModel] = {name: run(name, answer_frame(log_set, name)) for name in names}
     if not results:
         raise BiaslabError(f"no {suite} logs at {path}")
     provenance = [row for row in log_set.provenance if suite is None or row.suite == suite]
     return Analysis(results, provenance, [*log_set.skipped, *log_set.collapsed], source=str(path))
+
+
+def _params_taken(params: Mapping[str, str], suites: list[str]) -> None:
+    """Every ``-p`` key is one some analysed suite takes."""
+    from biaslab.suites.registry import get_suite
+
+    taken = {key for name in suites for key in get_suite(name).analysis_params}
+    unknown = sorted(set(params) - taken)
+    if unknown:
+        raise BiaslabError(
+            f"-p {unknown[0]}: not an analysis parameter of {', '.join(suites) or 'these logs'} "
+            f"(valid: {', '.join(sorted(taken)) or 'none'})"
+        )
 
 
 def with_capability(analysis: Analysis, path: Path) -> Analysis:

@@ -17,6 +17,8 @@ from biaslab.suites.defeasible.query import MAX_LISTED_PATHS
 
 EXIT_USAGE = 2
 DEFAULT_LOG_DIR = "logs"
+#: a repeatable ``-p KEY=VALUE`` option
+KEY_VALUES: dict[str, Any] = {"multiple": True, "metavar": "KEY=VALUE"}
 #: the demo's size scale: token bias asks 5 x n problems of a pool of about 1,000 per hypothesis
 DEMO_MAX_N = 200
 #: the embedded model answers a conversation in minutes on one core
@@ -41,13 +43,7 @@ def generation_options(func: Any) -> Any:
         click.option("--preset", default=None, help="Named parameter set (see `biaslab suites`)."),
         click.option("--n", "n", type=int, default=None, help="Number of items (per topology)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Master seed."),
-        click.option(
-            "-p",
-            "params",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="Suite parameter (repeatable).",
-        ),
+        click.option("-p", "params", help="Suite parameter (repeatable).", **KEY_VALUES),
     ]
     for option in reversed(options):
         func = option(func)
@@ -79,6 +75,9 @@ def answer_file_options(func: Any) -> Any:
             type=click.Path(path_type=Path),
             default=None,
             help="With a fallacy answers file: the items file (.jsonl) the answers were given to.",
+        ),
+        click.option(
+            "-p", "params", help="Analysis parameter (tokenbias: test=exact|paper).", **KEY_VALUES
         ),
     ]
     for option in reversed(options):

@@ -375,12 +375,13 @@ def analyse_path(
     suite: str | None = None,
     capability: Path | None = None,
     problems: Path | None = None,
+    params: Sequence[str] = (),
 ) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
     were collapsed."""
     from biaslab.analysis import analyse, with_capability
 
-    analysis = analyse(path, suite, problems)
+    analysis = analyse(path, suite, problems, parse_params(params))
     if capability is not None:
         analysis = with_capability(analysis, capability)
     for line in analysis.notes:
@@ -523,12 +524,13 @@ def print_analysis(
     suite: str | None,
     capability: Path | None,
     problems: Path | None,
+    params: Sequence[str] = (),
 ) -> None:
     """``biaslab analyze``: provenance and every suite's tables (or the results as JSON)."""
     from biaslab.analysis import document, write_document
     from biaslab.suites.registry import get_suite
 
-    analysis = analyse_path(logs, suite, capability, problems)
+    analysis = analyse_path(logs, suite, capability, problems, params)
     if output is not None:
         write_document(analysis, output)
     if as_json:
@@ -547,6 +549,7 @@ def write_report_of(
     suite: str | None,
     capability: Path | None,
     problems: Path | None,
+    params: Sequence[str] = (),
 ) -> None:
     """``biaslab report``: the output directory is checked before the analysis, which can take
     minutes."""
@@ -554,7 +557,7 @@ def write_report_of(
 
     if not isinstance(logs, Path) or logs.exists():  # a missing input fails at once anyway
         prepare_output_dir(output)  # before the analysis, which can take minutes
-    written = write_report(analyse_path(logs, suite, capability, problems), output)
+    written = write_report(analyse_path(logs, suite, capability, problems, params), output)
     click.echo(f"report written to {written}")
 
 

@@ -135,9 +135,10 @@ def test_incomplete_pairs_and_errors() -> None:
     results = analyze(frame)
     assert results.n_incomplete_pairs == 1 and results.tests[0].n_pairs == 4
     assert "warning: 1 pair(s) miss their original or their twin" in tables(results)
-    only_originals = analyze(frame[frame["variant"] == "original"])
-    assert only_originals.tests == () and only_originals.n_incomplete_pairs == 5
-    assert "warning: no complete pair to test" in tables(only_originals)
+    assert results.tests[0].n_incomplete_pairs == 1
+    assert [i.n_incomplete_pairs for i in results.incomplete] == [1]
+    with pytest.raises(BiaslabError, match=r"no complete pair to test \(5 pair\(s\) miss"):
+        analyze(frame[frame["variant"] == "original"])
     with pytest.raises(BiaslabError, match="needs columns"):
         analyze(frame.drop(columns=["parsed"]))
     with pytest.raises(BiaslabError, match="answered twice"):
@@ -235,7 +236,7 @@ def test_results_are_json_ready_and_render_the_rejected_grid() -> None:
     )
     results = analyze(frame)
     assert TokenBiasResults.model_validate_json(results.model_dump_json()) == results
-    assert results.schema_version == 3 and "independence" in results.decisions
+    assert results.schema_version == 4 and "independence" in results.decisions
     grid = results.rejected_table()
     assert list(grid.columns) == ["H3 horses", "H4 syllogism-invalid"]
     assert grid.loc[("m", "direct"), "H4 syllogism-invalid"] == "✓"
@@ -302,7 +303,9 @@ def test_the_pooled_test_holds_its_level_only_counting_one_pair_per_cluster() ->
     independent and rejects far more often than 5%; one pair per cluster does not."""
     from biaslab.suites.tokenbias.pooled import pair_table, pooled_levels
 
-    for overrides in ({"family": "linda", "hypothesis": "H3"}, {"family": "horses"}):
+    # (H3 linda is no longer a case: its celebrity original and generic twin are one problem, so an
+    # answerer fixed per problem never differs within a pair; H1 linda shares problems across seeds)
+    for overrides in ({"family": "linda", "hypothesis": "H1"}, {"family": "horses"}):
         pairs = pair_table(resolve_config("default", overrides), range(1, 41), 50)
         levels = {level.keyed: level for level in pooled_levels(pairs, replicates=1000)}
         for level in levels.values():
@@ -319,3 +322,42 @@ def test_one_sided_test_level_on_null_tables() -> None:
         x, y = rng.random(100) < 0.6, rng.random(100) < 0.6
         hits += mcnemar_one_sided(int((x & ~y).sum()), int((~x & y).sum())).pvalue < 0.05  # type: ignore[operator]
     assert 0.025 <= hits / trials <= 0.08
+
+
+def test_the_minimum_detectable_change_is_the_exact_tests_80_percent_power() -> None:
+    from scipy.stats import binom
+
+    from biaslab.suites.tokenbias.analysis import minimum_detectable_change
+
+    # 5 discordant of 50 one-sided: only 5 of 5 rejects (P = 1/32), so q^5 = 0.8
+    q = 0.8 ** (1 / 5)
+    assert minimum_detectable_change(5, 50, "greater") == pytest.approx(5 / 50 * (2 * q - 1))
+    assert minimum_detectable_change(5, 50, "two-sided") is None  # 1/32 > 0.025
+    assert minimum_detectable_change(0, 50, "less") is None
+    mde = minimum_detectable_change(40, 100, "less")
+    assert mde is not None
+    q = (mde * 100 / 40 + 1) / 2
+    critical = next(c for c in range(41) if binom.sf(c - 1, 40, 0.5) <= 0.05)
+    assert binom.sf(critical - 1, 40, q) == pytest.approx(0.8, abs=1e-6)
+
+
+def test_a_position_preference_shows_beside_its_null_and_moves_no_pair() -> None:
+    """An answerer that always picks the first option: both members agree, so McNemar sees
+    nothing, and the position statistic sees it all."""
+    rows = []
+    for index in range(40):
+        position = index % 2
+        for variant in ("original", "twin"):
+            rows.append({"model": "first", "family": "linda", "hypothesis": "H1",
+                         "mode": "direct", "pair_id": f"p{index}", "variant": variant,
+                         "correct": position == 0, "parsed": True,
+                         "correct_position": position})  # fmt: skip
+    results = analyze(pd.DataFrame(rows))
+    (test,) = results.tests
+    assert (test.n12, test.n21, test.rejected) == (0, 0, False)
+    (preference,) = results.positions
+    assert preference.accuracy == (1.0, 0.0) and preference.accuracy_null == 0.5
+    assert preference.rejected and preference.method == "Fisher exact"
+    assert "linda first: 0: 1.00 (n 20), 1: 0.00 (n 20); null 0.50" in tables(results)
+    fair = pd.DataFrame(rows).assign(correct=[i % 8 < 4 for i in range(80)])
+    assert not analyze(fair).positions[0].rejected

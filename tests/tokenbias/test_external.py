@@ -170,6 +170,15 @@ def test_a_bad_row_is_a_one_line_error_naming_line_and_column(
     assert "\n" not in str(excinfo.value) and "a.csv" in str(excinfo.value)
 
 
+def test_a_bad_row_among_good_ones_is_left_out_and_counted(tmp_path: Path) -> None:
+    good = ["m,linda,H1,direct,p1,original,true,true", "m,linda,H1,direct,p1,twin,false,true"]
+    bad = "m,linda,H1,direct,p2,original,maybe,true"
+    frame = read_answers(_answers(tmp_path, HEADER, *good, bad))
+    assert len(frame) == 2
+    (note,) = frame.attrs["notes"]
+    assert "1 row(s) left out" in note and "line 4, column correct: 'maybe'" in note
+
+
 def test_file_level_errors(tmp_path: Path) -> None:
     good = "m,linda,H1,direct,p1,original,true,true"
     cases = [
@@ -178,7 +187,7 @@ def test_file_level_errors(tmp_path: Path) -> None:
         ((HEADER, good, good), "a2.csv line 3, column pair_id: p1 .original. is already"),
         ((HEADER + ",seed", good + ",x"), "a3.csv line 2, column seed: 'x' is not an"),
         ((HEADER + ",epoch", good + ",0"), "a4.csv line 2, column epoch: 0 is below 1"),
-        (('{"model": "m"}',), "a5.jsonl line 1: missing column"),
+        (('{"model": "m"}',), "a5.jsonl line 1: missing fields"),
         (("not json",), "a6.jsonl line 1: not valid JSON"),
         (("[1, 2]",), "a7.jsonl line 1: expected a JSON object"),
     ]
@@ -191,30 +200,128 @@ def test_file_level_errors(tmp_path: Path) -> None:
         read_answers(tmp_path / "e.csv")
 
 
-MISMATCHED = [
-    (
-        "m,linda,H1,direct,p1,original,true,true,k1",
-        "m,linda,H1,zs-cot,p1,twin,true,true,k1",
-        "line 3, column mode: 'zs-cot', but line 2 gives 'direct' for the other member of pair p1",
-    ),
-    (
-        "m,linda,H1,direct,p1,original,true,true,k1",
-        "m,linda,H1,direct,p1,twin,true,true,k2",
-        "line 3, column pair_key: 'k2', but line 2 gives 'k1'",
-    ),
-]
-
-
-@pytest.mark.parametrize(("original", "twin", "message"), MISMATCHED)
-def test_members_of_a_pair_that_disagree_are_one_line_not_an_empty_table(
-    tmp_path: Path, original: str, twin: str, message: str
-) -> None:
+def test_a_pair_key_that_differs_between_the_members_is_one_line(tmp_path: Path) -> None:
+    original = "m,linda,H1,direct,p1,original,true,true,k1"
+    twin = "m,linda,H1,direct,p1,twin,true,true,k2"
     path = _answers(tmp_path, HEADER + ",pair_key", original, twin)
-    with pytest.raises(BiaslabError, match=message):
+    with pytest.raises(BiaslabError, match="line 3, column pair_key: 'k2', but line 2 gives 'k1'"):
         read_answers(path)
     frame = pd.read_csv(path)  # the same rows handed over as a table (no line numbers)
-    with pytest.raises(BiaslabError, match=r"pair p1 \(m\): original and twin differ in"):
+    with pytest.raises(BiaslabError, match=r"pair p1 \(m\): original and twin differ in pair_key"):
         analyze(frame)
+
+
+def test_one_pair_id_in_every_test_with_incomplete_pairs_is_counted_not_refused(
+    tmp_path: Path,
+) -> None:
+    """As a released study writes it: one pair_id per problem in every test and mode, one answer
+    missing in two different tests (each then holds one incomplete pair)."""
+    rows = [HEADER]
+    for mode in ("baseline", "zs_cot"):
+        for hypothesis in ("H1", "H6"):
+            for idx in range(12):
+                for variant, correct in (("original", "false"), ("twin", "true")):
+                    if (hypothesis, mode, idx, variant) in {
+                        ("H1", "baseline", 3, "twin"),
+                        ("H6", "zs_cot", 5, "original"),
+                    }:
+                        continue
+                    rows.append(f"m,linda,{hypothesis},{mode},q{idx},{variant},{correct},true")
+    for suffix, write in ((".csv", None), (".jsonl", _write_jsonl)):
+        path = _answers(tmp_path, *rows, name="study" + suffix)
+        if write is not None:
+            write(path, to_records(read_answers(tmp_path / "study.csv")))
+        results = analyze(read_answers(path))
+        counts = {(t.hypothesis, t.mode): (t.n_pairs, t.n_incomplete_pairs) for t in results.tests}
+        assert counts == {
+            ("H1", "baseline"): (11, 1),
+            ("H1", "zs_cot"): (12, 0),
+            ("H6", "baseline"): (12, 0),
+            ("H6", "zs_cot"): (11, 1),
+        }
+        assert results.n_incomplete_pairs == 2
+        assert [(i.hypothesis, i.mode) for i in results.incomplete] == [
+            ("H1", "baseline"),
+            ("H6", "zs_cot"),
+        ]
+    text = SUITE.tables(results)
+    assert "H1 linda m baseline: 1; H6 linda m zs_cot: 1" in text
+    runner = CliRunner()
+    out = runner.invoke(cli, ["analyze", str(path), "--suite", "tokenbias", "--json"])
+    assert out.exit_code == 0, out.output
+    suite = json.loads(out.stdout)["suites"]["tokenbias"]
+    assert suite["n_incomplete_pairs"] == 2 and len(suite["incomplete"]) == 2
+    assert suite["test_rule"] == "exact" and suite["decisions"]["test_rule"].startswith("exact")
+
+
+def test_two_originals_of_one_pair_of_one_test_are_a_contradiction(tmp_path: Path) -> None:
+    path = _answers(
+        tmp_path,
+        HEADER + ",seed",
+        "m,linda,H1,direct,p1,original,true,true,4",
+        "m,linda,H6,direct,p1,original,true,true,4",  # another test: another pair
+        "m,linda,H1,direct,p1,original,false,true,4",
+    )
+    with pytest.raises(
+        BiaslabError, match=r"line 4, column pair_id: p1 \(original\) is already answered"
+    ):
+        read_answers(path)
+
+
+def test_the_paper_rule_is_chosen_with_p_and_recorded(tmp_path: Path) -> None:
+    rows = [HEADER]
+    for idx in range(12):  # 9 vs 3 discordant: exact one-sided p 0.073, normal p 0.042
+        first, second = ("false", "true") if idx < 9 else ("true", "false")
+        rows += [f"m,linda,H1,direct,q{idx},original,{first},true"]
+        rows += [f"m,linda,H1,direct,q{idx},twin,{second},true"]
+    path = _answers(tmp_path, *rows)
+    runner = CliRunner()
+    found = {}
+    for rule in ("exact", "paper"):
+        out = runner.invoke(
+            cli, ["analyze", str(path), "--suite", "tokenbias", "--json", "-p", f"test={rule}"]
+        )
+        assert out.exit_code == 0, out.output
+        found[rule] = json.loads(out.stdout)["suites"]["tokenbias"]
+    assert found["exact"]["tests"][0]["p_value"] > 0.05 > found["paper"]["tests"][0]["p_value"]
+    assert found["paper"]["test_rule"] == "paper"
+    assert found["paper"]["decisions"]["test_rule"].startswith("paper")
+    report = runner.invoke(
+        cli, ["report", str(path), "--suite", "tokenbias", "-o", str(tmp_path / "r"), "-p",
+              "test=paper"],
+    )  # fmt: skip
+    assert report.exit_code == 0, report.output
+    assert "normal" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("test=fisher", "bad value 'fisher' for tokenbias parameter test"),
+        ("order=counterbalanced", "-p order: not an analysis parameter of tokenbias"),
+        ("test", "bad parameter 'test': expected key=value"),
+    ],
+)
+def test_a_bad_analysis_parameter_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, message: str
+) -> None:
+    path = _answers(tmp_path, HEADER, "m,horses,H3,direct,p1,original,true,true",
+                    "m,horses,H3,direct,p1,twin,true,true")  # fmt: skip
+    assert main(["analyze", str(path), "--suite", "tokenbias", "-p", option]) == 2
+    error = capsys.readouterr().err
+    assert message in error and len(error.splitlines()) == 1
+
+
+def test_only_incomplete_pairs_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _answers(tmp_path, HEADER, "m,horses,H3,direct,p1,original,true,true",
+                    "m,horses,H3,zs-cot,p1,twin,true,true")  # fmt: skip
+    for command in (["analyze"], ["report", "-o", str(tmp_path / "r")]):
+        assert main([*command, str(path), "--suite", "tokenbias"]) == 2
+        captured = capsys.readouterr()
+        assert "no complete pair to test (2 pair(s) miss" in captured.err
+        assert len(captured.err.splitlines()) == 1 and "DataFrame" not in captured.out
 
 
 def test_the_same_pair_id_in_several_modes_is_several_pairs(tmp_path: Path) -> None:
@@ -237,8 +344,8 @@ def test_json_integers_as_pair_ids_and_a_byte_order_mark(tmp_path: Path) -> None
     _write_jsonl(tmp_path / "a.jsonl", records)
     assert analyze(read_answers(tmp_path / "a.jsonl")).tests[0].n12 == 1
     _write_jsonl(tmp_path / "b.jsonl", [dict(records[0], model=3), records[1]])
-    with pytest.raises(BiaslabError, match="line 1, column model: expected text, got the JSON"):
-        read_answers(tmp_path / "b.jsonl")
+    (note,) = read_answers(tmp_path / "b.jsonl").attrs["notes"]
+    assert "line 1, column model: expected text, got the JSON" in note
     bom = "\ufeff" + HEADER + "\nm,horses,H3,direct,p1,original,true,true\n"
     (tmp_path / "bom.csv").write_text(bom + "m,horses,H3,direct,p1,twin,false,true\n", "utf-8")
     assert analyze(read_answers(tmp_path / "bom.csv")).tests[0].n12 == 1

@@ -236,7 +236,41 @@ def test_h2_upgrades_direct_to_one_shot_and_mode_labels_carry_the_contrast() -> 
     assert original.meta["mode"] == "one-shot" and "Linda" in original.turns[0].prompt
     assert "Bob" in twin.turns[0].prompt and "Linda" not in twin.turns[0].prompt
     hinted, _ = make_pair(Config(h6_hint="weak"), 1, "syllogism", "H6", 0)
-    assert hinted.meta["mode"] == "direct+weak-hint"
+    assert hinted.meta["mode"] == "direct+weak-hint-vs-control"
+    bare, _ = make_pair(Config(h6_hint="weak", h6_control="none"), 1, "syllogism", "H6", 0)
+    assert bare.meta["mode"] == "direct+weak-hint"
+
+
+@pytest.mark.parametrize("family", ["linda", "syllogism"])
+@pytest.mark.parametrize("hint", ["weak", "strong"])
+def test_the_h6_original_carries_an_irrelevant_instruction_of_the_hints_length(
+    family: str, hint: str
+) -> None:
+    """The length control: original and twin have system messages of equal word count, and the
+    twin differs only by the hint (the declared swap); without the control the twin is longer."""
+    config = resolve_config("default", {"family": family, "hypothesis": "H6", "h6_hint": hint})
+    items = generate(config, seed=3, n=4)
+    for original, twin in zip(items[::2], items[1::2], strict=True):
+        assert original.system and twin.system and original.system != twin.system
+        assert len(original.system.split()) == len(twin.system.split())
+        assert 0.9 < len(original.system) / len(twin.system) < 1.1
+        assert original.turns[0].prompt == twin.turns[0].prompt
+        assert original.meta["hint"] == f"control-{hint}" and twin.meta["hint"] == hint
+    assert check_twins(items) == []
+    bare = resolve_config(
+        "default", {"family": family, "hypothesis": "H6", "h6_hint": hint, "h6_control": "none"}
+    )
+    original, twin = generate(bare, seed=3, n=1)
+    assert len((twin.system or "").split()) > len((original.system or "").split())
+
+
+def test_counterbalanced_order_alternates_the_correct_position_pair_by_pair() -> None:
+    for family, window in (("linda", 2), ("syllogism", 2), ("horses", 5)):
+        config = resolve_config("default", {"family": family, "order": "counterbalanced"})
+        items = generate(config, seed=2, n=10)
+        for original, twin in zip(items[::2], items[1::2], strict=True):
+            assert original.meta["correct_position"] == twin.meta["correct_position"]
+            assert original.meta["correct_position"] == int(original.meta["index"]) % window
 
 
 def test_items_carry_the_metadata_the_analysis_needs() -> None:
@@ -308,8 +342,9 @@ def test_horse_originals_are_distinct_numbers_within_a_seed() -> None:
         assert sum(i.meta["m"] == 1 for i in items[::2]) == 25
 
 
-#: what every family × hypothesis of the default preset must supply without a repeat
-MIN_DEFAULT_POOL = 1000
+#: what every family × hypothesis of the default preset must supply without a repeat: four times
+#: the default --n (ages and time phrases are not problems, so the celebrity block holds 240)
+MIN_DEFAULT_POOL = 200
 
 
 def _default_pools() -> dict[tuple[str, str], int]:
@@ -320,25 +355,30 @@ def _default_pools() -> dict[tuple[str, str], int]:
     }
 
 
-def test_every_default_pool_holds_a_thousand_problems_and_suites_shows_it() -> None:
+def test_every_default_pool_holds_four_times_the_default_n_and_suites_shows_it() -> None:
     found = _default_pools()
     assert len(found) == len(combinations(Config()))
     small = {block: size for block, size in found.items() if size < MIN_DEFAULT_POOL}
     assert small == {}
+    assert found[("linda", "H1")] == 576 and found[("linda", "H3")] == 240
     described = " ".join(SUITE.describe() or [])
     for (family, hypothesis), size in found.items():
         assert f"{family} {hypothesis} {size:,}" in described
 
 
 @pytest.mark.parametrize("block", [("linda", "H1"), ("linda", "H3"), ("horses", "H3")])
-def test_a_thousand_pairs_are_distinct_problems(block: tuple[str, str]) -> None:
-    """The blocks whose pools were smallest: --n 1000 draws distinct originals and twins."""
+def test_a_whole_small_pool_is_distinct_problems(block: tuple[str, str]) -> None:
+    """The blocks whose pools are smallest: --n at the cap draws distinct originals and twins, and
+    one more is an error."""
     family, hypothesis = block
     config = resolve_config("default", {"family": family, "hypothesis": hypothesis})
-    items = generate(config, seed=4, n=MIN_DEFAULT_POOL)
-    assert len(items) == 2 * MIN_DEFAULT_POOL
+    n = _default_pools()[block]
+    items = generate(config, seed=4, n=n)
+    assert len(items) == 2 * n
     assert duplicate_prompts(items) == []
     assert duplicate_problems(items) == []
+    with pytest.raises(BiaslabError, match=f"--n {n + 1} exceeds the {n:,} distinct problems"):
+        generate(config, seed=4, n=n + 1)
 
 
 def test_a_small_pool_is_drawn_completely_without_repeats() -> None:

@@ -37,8 +37,9 @@ class Suite:
     resolve_config: Callable[[str | None, Mapping[str, str]], BaseModel]
     generate: Callable[[Any, int, int], list[Item]]
     label_stats: Callable[[Sequence[Item]], dict[str, Any]]
-    #: tidy frame (one row per answer, from :func:`biaslab.frames.answer_frame`) -> results
-    analyze: Callable[[pd.DataFrame], BaseModel]
+    #: tidy frame (one row per answer, from :func:`biaslab.frames.answer_frame`) -> results; a
+    #: suite with ``analysis_params`` also takes the ``-p`` mapping of analyze/report second
+    analyze: Callable[..., BaseModel]
     #: results -> plain-text tables for the terminal
     tables: Callable[[Any], str]
     #: results, output dir -> Markdown body (figures written into the dir)
@@ -60,6 +61,8 @@ class Suite:
     card: Callable[[Any], Mapping[str, CardCell]] | None = None
     #: (results, a model,score CSV) -> results with correlations to a capability score, or None
     capability: Callable[[Any, Path], BaseModel] | None = None
+    #: the ``-p key=value`` keys ``biaslab analyze``/``report`` accept for this suite
+    analysis_params: tuple[str, ...] = ()
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

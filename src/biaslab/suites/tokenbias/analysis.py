@@ -21,7 +21,8 @@ model's own accuracy on each pair).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 Unparsed = Literal["wrong", "drop"]
 TestRule = Literal["exact", "paper"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 DECISIONS: dict[str, str] = {
     "test": "McNemar on the discordant pairs, exact binomial (conditional on n12 + n21), one-sided "
@@ -50,16 +51,26 @@ DECISIONS: dict[str, str] = {
     "alpha = 0.05)",
     "multiplicity": "Benjamini-Hochberg at alpha within each hypothesis (its families, models and "
     "modes); per-seed tests within hypothesis x seed; a test without discordant pairs keeps p = 1",
-    "independence": "pairs sharing a member's problem_key (the problem without names, places, "
-    "pronouns, option order or framing) or a pair_key, directly or through other pairs, are one "
+    "independence": "pairs sharing a member's problem_key (the problem without names, famous or "
+    "not, ages, places, time phrases, which source of a reputation, pronouns, option order or "
+    "framing) or a pair_key, directly or through other pairs, are one "
     "cluster; each test counts one pair per cluster, the one with the lowest (seed, pair_id)",
     "seeds": "per-seed tests when there are several seeds; the pooled tests count one pair per "
     "cluster across the seeds",
     "epochs": "an answer repeated in later epochs is dropped (the first epoch is kept)",
-    "incomplete": "a pair missing its original or its twin is left out (n_incomplete_pairs)",
+    "incomplete": "a pair (one pair_id of one test: model, seed, epoch, family, hypothesis, "
+    "mode) missing its original or its twin is left out and counted per test "
+    "(n_incomplete_pairs, incomplete); the same pair_id in another test is another pair",
     "accuracy_change_null": "stratified permutation null, strata = pairs: the original's and the "
     "twin's answers are exchanged within each pair (2000 permutations, seeded by the test key)",
     "syllogisms": "analysed by validity; the paper's directions apply to invalid syllogisms",
+    "mde": "minimum detectable effect per test: the smallest |accuracy change| the test's own rule "
+    "(exact one-sided binomial, two-sided at alpha/2 per side) detects with 80% power at raw alpha, "
+    "conditional on the test's number of discordant pairs (scipy binom); before BH, so a floor",
+    "position": "position preference per model x family: accuracy of the originals of the tested "
+    "pairs (one per cluster) by where the correct option stood, against equal accuracy at every "
+    "position (the null: an answerer without a position preference); Fisher's exact test for two "
+    "positions, the chi-square test of independence for more (scipy); only with correct_position",
 }
 
 
@@ -84,6 +95,7 @@ class PairTest(_Model):
     alternative: Alternative
     n_pairs: int
     n_linked_pairs: int = 0
+    n_incomplete_pairs: int = 0
     n_unparsed_pairs: int
     n11: int
     n12: int
@@ -97,12 +109,41 @@ class PairTest(_Model):
     accuracy_change_null_hi: float | None = None
     accuracy_change_excess: float | None = None
     accuracy_change_null_p: float | None = None
+    mde: float | None = None
     method: str
     statistic: float | None
     p_value: float
     p_adjusted: float | None = None
     rejected: bool = False
     defined: bool = True
+    reason: str | None = None
+
+
+class IncompletePairs(_Model):
+    """Pairs of one test that miss their original or their twin (left out of the test)."""
+
+    hypothesis: str
+    family: str
+    model: str
+    mode: str
+    n_incomplete_pairs: int
+
+
+class PositionPreference(_Model):
+    """Accuracy by the correct option's position (one model × family, originals of the tested
+    pairs), beside the null of equal accuracy at every position."""
+
+    family: str
+    model: str
+    positions: tuple[int, ...]
+    n: tuple[int, ...]
+    accuracy: tuple[float, ...]
+    accuracy_null: float
+    spread: float
+    method: str
+    p_value: float | None
+    p_adjusted: float | None = None
+    rejected: bool = False
     reason: str | None = None
 
 
@@ -125,6 +166,9 @@ class TokenBiasResults(_Model):
     unparsed: Unparsed
     n_rows: int
     n_incomplete_pairs: int
+    incomplete: tuple[IncompletePairs, ...] = ()
+    positions: tuple[PositionPreference, ...] = ()
+    test_rule: TestRule = "exact"
     n_repeated_answers: int = 0
     seeds: tuple[int, ...] = ()
     tests: tuple[PairTest, ...]
@@ -149,12 +193,14 @@ class TokenBiasResults(_Model):
         """What went wrong with the answers, for the tables and the report (one line each)."""
         found = []
         if self.n_incomplete_pairs:
+            where = "; ".join(
+                f"{i.hypothesis} {i.family} {i.model} {i.mode}: {i.n_incomplete_pairs}"
+                for i in self.incomplete
+            )
             found.append(
                 f"{self.n_incomplete_pairs} pair(s) miss their original or their twin and were "
-                "left out"
+                f"left out ({where})"
             )
-        if not self.tests:
-            found.append("no complete pair to test")
         return found
 
     def notes(self) -> list[str]:
@@ -184,6 +230,27 @@ class TokenBiasResults(_Model):
         return table
 
 
+TEST_RULES: dict[TestRule, str] = {
+    "exact": "exact: the exact binomial McNemar for every table (-p test=exact, the default)",
+    "paper": "paper: the normal approximation without continuity correction above 10 discordant "
+    "pairs, exact below, as the paper did (-p test=paper); it can exceed alpha",
+}
+
+
+def analysis_options(params: Mapping[str, str]) -> dict[str, Any]:
+    """``-p key=value`` of ``biaslab analyze``/``report`` -> keyword arguments of :func:`analyze`
+    (only ``test=exact|paper``), with a one-line error naming the valid keys and values."""
+    unknown = sorted(set(params) - {"test"})
+    if unknown:
+        raise BiaslabError(f"unknown tokenbias analysis parameter {unknown[0]!r} (valid: test)")
+    rule = params.get("test", "exact")
+    if rule not in TEST_RULES:
+        raise BiaslabError(
+            f"bad value {rule!r} for tokenbias parameter test (choose from exact, paper)"
+        )
+    return {"test": rule}
+
+
 def _column(test: PairTest) -> str:
     shared = sum(1 for (_, h) in DIRECTIONS if h == test.hypothesis) > 1
     return f"{test.hypothesis} {test.family}" if shared else test.hypothesis
@@ -206,22 +273,33 @@ def analyze(
         raise BiaslabError(f"test must be 'exact' or 'paper', got {test!r}")
     answers, repeated = _first_epoch(long_answers(frame))
     pairs, incomplete = _pairs(answers)
+    if pairs.empty:
+        raise BiaslabError(
+            f"tokenbias analysis: no complete pair to test ({len(incomplete)} pair(s) miss their "
+            "original or their twin)"
+        )
     seeds = sorted({int(s) for s in pairs["seed"] if s >= 0})
     seed_tests: list[PairTest] = []
     if len(seeds) > 1:
         for seed in seeds:
             chosen = pairs[pairs["seed"] == seed]
-            seed_tests += _adjust(_tests(chosen, unparsed, test, seed=seed), alpha)
+            missing = incomplete[incomplete["seed"] == seed]
+            seed_tests += _adjust(_tests(chosen, missing, unparsed, test, seed=seed), alpha)
     seeds_by_key = {
         tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
-    tests = _adjust(_tests(pairs, unparsed, test, seeds=seeds_by_key), alpha)
+    tests = _adjust(_tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key), alpha)
+    positions = position_preferences(independent_pairs(pairs)[0], alpha)
     return TokenBiasResults(
         alpha=alpha,
         unparsed=unparsed,
         n_rows=len(answers) + repeated,
-        n_incomplete_pairs=incomplete,
+        n_incomplete_pairs=len(incomplete),
+        incomplete=_incomplete_counts(incomplete),
+        positions=positions,
+        test_rule=test,
+        decisions={**DECISIONS, "test_rule": TEST_RULES[test]},
         n_repeated_answers=repeated,
         seeds=tuple(seeds),
         tests=tuple(tests),
@@ -237,33 +315,44 @@ def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return kept.sort_index(), len(answers) - len(kept)
 
 
-def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """One row per (key, seed, pair_id) with both members' outcomes and problem keys; pairs missing
-    a member are counted. ``seed`` is -1 where the answers name none."""
+def _pairs(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per complete (key, seed, pair_id) with both members' outcomes and problem keys,
+    one row per pair missing a member). ``seed`` is -1 where the answers name none."""
     import pandas as pd
 
     index = [*KEY, "seed", "pair_id", "pair_key"]
-    data = data.assign(seed=data["seed"].fillna(-1).astype(int))
-    wide = data.pivot_table(
-        index=index,
-        columns="variant",
-        values=["correct", "parsed", "problem_key"],
-        aggfunc="first",
+    data = data.assign(
+        seed=data["seed"].fillna(-1).astype(int),
+        correct_position=data["correct_position"].astype("Float64").fillna(-1.0).astype(float),
     )
-    wide = wide.reindex(
-        columns=pd.MultiIndex.from_product(
-            [["correct", "parsed", "problem_key"], ["original", "twin"]]
-        )
-    )
+    values = ["correct", "parsed", "problem_key", "correct_position"]
+    wide = data.pivot_table(index=index, columns="variant", values=values, aggfunc="first")
+    wide = wide.reindex(columns=pd.MultiIndex.from_product([values, ["original", "twin"]]))
     outcomes = [("correct", v) for v in ("original", "twin")]
-    complete = wide.dropna(subset=outcomes)
+    whole = wide[outcomes].notna().all(axis=1)
+    complete = wide[whole]
     flat = complete.copy()
     flat.columns = ["_".join(map(str, column)) for column in complete.columns.to_flat_index()]
-    return flat.reset_index(), len(wide) - len(complete)
+    return flat.reset_index(), wide[~whole].index.to_frame(index=False)
+
+
+def _incomplete_counts(incomplete: pd.DataFrame) -> tuple[IncompletePairs, ...]:
+    counts = incomplete.groupby(list(KEY), sort=True).size().reset_index(name="n")
+    return tuple(
+        IncompletePairs(
+            hypothesis=str(row.hypothesis),
+            family=str(row.family),
+            model=str(row.model),
+            mode=str(row.mode),
+            n_incomplete_pairs=int(str(row.n)),
+        )
+        for row in counts.itertuples(index=False)
+    )
 
 
 def _tests(
     pairs: pd.DataFrame,
+    incomplete: pd.DataFrame,
     unparsed: Unparsed,
     rule: TestRule,
     *,
@@ -272,6 +361,7 @@ def _tests(
 ) -> list[PairTest]:
     kept, linked = independent_pairs(pairs)
     n_linked = linked.groupby(list(KEY)).size()
+    n_incomplete = incomplete.groupby(list(KEY)).size()
     tests = []
     for raw, group in kept.groupby(list(KEY), sort=True):
         key = tuple(str(k) for k in raw)
@@ -281,6 +371,7 @@ def _tests(
                 update={
                     "seeds": (seeds or {}).get(key, ()),
                     "n_linked_pairs": int(n_linked.get(raw, 0)),
+                    "n_incomplete_pairs": int(n_incomplete.get(raw, 0)),
                 }
             )
         )
@@ -310,6 +401,7 @@ def _test(
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
     n = len(group)
     result = mcnemar_test(n12, n21, alternative, n, rule)
+    mde = minimum_detectable_change(n12 + n21, n, alternative)
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
     null = null_fields("accuracy_change", _change_null(x, y, alternative, (*key, seed)))
@@ -334,6 +426,7 @@ def _test(
         accuracy_change_null_hi=null["accuracy_change_null_hi"],
         accuracy_change_excess=null["accuracy_change_excess"],
         accuracy_change_null_p=null["accuracy_change_null_p"],
+        mde=mde,
         method=result.method,
         statistic=result.statistic,
         p_value=result.pvalue if result.pvalue is not None else 1.0,
@@ -358,6 +451,89 @@ def mcnemar_test(
     if b + c <= exact_max:
         return mcnemar(b, c, method="exact", n_pairs=n_pairs)
     return mcnemar(b, c, method="chi2", correction=False, n_pairs=n_pairs)
+
+
+def minimum_detectable_change(
+    discordant: int, n_pairs: int, alternative: Alternative, alpha: float = 0.05, power: float = 0.8
+) -> float | None:
+    """The smallest |accuracy change| the exact McNemar test detects with ``power`` at ``alpha``,
+    given ``discordant`` = n12 + n21 of ``n_pairs``: the change is (n* / n)(2q − 1) when a
+    discordant pair goes the expected way with probability q. Exact binomial power (scipy),
+    conditional on n*; statsmodels' power classes are normal approximations, which at the small n*
+    of these tables misstate an exact test's power. None when even q = 1 falls short."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    if discordant == 0 or n_pairs == 0:
+        return None
+    level = alpha / 2 if alternative == "two-sided" else alpha
+    # the smallest count c with P(X >= c | q = 1/2) <= level: the one-sided rejection region
+    critical = int(binom.isf(level, discordant, 0.5)) + 1
+    while critical > 0 and binom.sf(critical - 2, discordant, 0.5) <= level:
+        critical -= 1
+    if critical > discordant:
+        return None
+
+    def shortfall(q: float) -> float:
+        return float(binom.sf(critical - 1, discordant, q)) - power
+
+    if shortfall(1.0) < 0:
+        return None
+    q = brentq(shortfall, 0.5, 1.0, xtol=1e-9)
+    return discordant / n_pairs * (2 * q - 1)
+
+
+def position_preferences(pairs: pd.DataFrame, alpha: float) -> tuple[PositionPreference, ...]:
+    """Accuracy by the correct option's position per model × family (see ``decisions``), with
+    Benjamini–Hochberg over the models × families."""
+    from biaslab.stats import adjust_pvalues
+
+    known = pairs[pairs["correct_position_original"] >= 0]
+    found = [
+        _position_test(str(family), str(model), group)
+        for (family, model), group in known.groupby(["family", "model"], sort=True)
+    ]
+    tested = [i for i, f in enumerate(found) if f.p_value is not None]
+    if tested:
+        result = adjust_pvalues(
+            [found[i].p_value or 1.0 for i in tested], method="fdr_bh", alpha=alpha
+        )
+        for i, p_adj, reject in zip(tested, result.adjusted, result.reject, strict=True):
+            found[i] = found[i].model_copy(update={"p_adjusted": p_adj, "rejected": bool(reject)})
+    return tuple(found)
+
+
+def _position_test(family: str, model: str, group: pd.DataFrame) -> PositionPreference:
+    import numpy as np
+    from scipy.stats import chi2_contingency, fisher_exact
+
+    position = group["correct_position_original"].astype(int).to_numpy()
+    correct = group["correct_original"].astype(bool).to_numpy()
+    positions = sorted(set(position.tolist()))
+    table = np.array([[(correct & (position == p)).sum(), (~correct & (position == p)).sum()]
+                      for p in positions])  # fmt: skip
+    n = table.sum(axis=1)
+    accuracy = table[:, 0] / n
+    base = PositionPreference(
+        family=family,
+        model=model,
+        positions=tuple(positions),
+        n=tuple(int(k) for k in n),
+        accuracy=tuple(float(a) for a in accuracy),
+        accuracy_null=float(correct.mean()),
+        spread=float(accuracy.max() - accuracy.min()),
+        method="none",
+        p_value=None,
+    )
+    if len(positions) < 2:
+        return base.model_copy(update={"reason": "the correct option stood in one place"})
+    if table[:, 0].sum() in (0, n.sum()):
+        return base.model_copy(update={"p_value": 1.0, "reason": "all right or all wrong"})
+    if len(positions) == 2:
+        p = float(fisher_exact(table).pvalue)
+        return base.model_copy(update={"method": "Fisher exact", "p_value": p})
+    p = float(chi2_contingency(table).pvalue)
+    return base.model_copy(update={"method": "chi-square independence", "p_value": p})
 
 
 def _change_null(
@@ -427,13 +603,13 @@ def tables(results: TokenBiasResults) -> str:
     """Plain-text summary for the terminal: the tests and the rejected grid."""
     lines = [
         f"token bias: BH within hypothesis at alpha={results.alpha}, unparsed={results.unparsed}, "
-        f"seeds={','.join(map(str, results.seeds)) or 'n/a'}"
+        f"seeds={','.join(map(str, results.seeds)) or 'n/a'}, McNemar {results.test_rule}"
     ]
     lines += [f"warning: {warning}" for warning in results.warnings()]
     lines += [f"note: {note}" for note in results.notes()]
     lines.append(
-        f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'n12':>4} {'n21':>4} "
-        f"{'Δacc':>6} {'null band':>13} {'p_adj':>7}  rej"
+        f"{'hyp':4} {'family':17} {'model':24} {'mode':22} {'n':>5} {'inc':>4} {'n12':>4} {'n21':>4} "
+        f"{'Δacc':>6} {'null band':>13} {'MDE':>5} {'p_adj':>7}  rej"
     )
     for t in results.tests:
         change = "" if t.accuracy_change is None else f"{t.accuracy_change:+.2f}"
@@ -443,9 +619,11 @@ def tables(results: TokenBiasResults) -> str:
             else f"[{t.accuracy_change_null_lo:+.2f},{t.accuracy_change_null_hi:+.2f}]"
         )
         p_adj = "" if t.p_adjusted is None else f"{t.p_adjusted:.3g}"
+        mde = "" if t.mde is None else f"{t.mde:.2f}"
         lines.append(
             f"{t.hypothesis:4} {t.family:17} {t.model[:24]:24} {t.mode[:22]:22} {t.n_pairs:>5} "
-            f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {p_adj:>7}  "
+            f"{t.n_incomplete_pairs:>4} "
+            f"{t.n12:>4} {t.n21:>4} {change:>6} {band:>13} {mde:>5} {p_adj:>7}  "
             f"{'yes' if t.rejected else 'no'}"
         )
     if results.seed_tests:
@@ -453,6 +631,35 @@ def tables(results: TokenBiasResults) -> str:
         lines.append("per seed: hypothesis rejected in k of the seeds")
         for hypothesis, model, k, seeds in results.seed_rejections():
             lines.append(f"  {hypothesis} {model}: {k} of {seeds}")
+    if results.positions:
+        lines.append("")
+        lines.append("position preference (originals of the tested pairs; null: equal accuracy)")
+        lines += [f"  {line}" for line in position_lines(results)]
+    from biaslab.report.tables import text_table
+
+    grid = results.rejected_table()
     lines.append("")
-    lines.append(results.rejected_table().to_string())
+    lines.append(
+        text_table(
+            ["model", "mode", *grid.columns],
+            [[model, mode, *grid.loc[(model, mode)].tolist()] for model, mode in grid.index],
+        )
+    )
     return "\n".join(lines)
+
+
+def position_lines(results: TokenBiasResults) -> list[str]:
+    """One line per model × family: accuracy by the correct option's position, beside the null."""
+    lines = []
+    for f in results.positions:
+        by_position = ", ".join(
+            f"{p}: {a:.2f} (n {k})" for p, a, k in zip(f.positions, f.accuracy, f.n, strict=True)
+        )
+        p = "n/a" if f.p_adjusted is None else f"{f.p_adjusted:.3g}"
+        verdict = "preference" if f.rejected else "no preference found"
+        lines.append(
+            f"{f.family} {f.model}: {by_position}; null {f.accuracy_null:.2f}; spread "
+            f"{f.spread:.2f}; {f.method} p (BH) {p}: {verdict}"
+            + (f" ({f.reason})" if f.reason else "")
+        )
+    return lines

@@ -31,6 +31,11 @@ LindaStyle = Literal["bio", "story", "news", "medical"]
 Style = LindaStyle | Literal["celebrity"]
 Connector = Literal["because", "so-that", "to"]
 Hint = Literal["none", "weak", "strong"]
+#: what a member's system message adds: a hint, or the irrelevant instruction of a hint's length
+#: that the H6 original carries (``control-weak``, ``control-strong``)
+ShownHint = Hint | Literal["control-weak", "control-strong"]
+H6Control = Literal["length", "none"]
+Order = Literal["balanced", "counterbalanced"]
 AddedEvent = Literal["relevant", "irrelevant", "mixed"]
 Wording = Literal["classic", "synonyms"]
 HorsesTwin = Literal["animal", "numbers", "both"]
@@ -77,6 +82,8 @@ class Config(BaseModel):
     exemplar: Literal["linda", "bob"] = "linda"
     hint: Hint = "none"
     h6_hint: Literal["weak", "strong"] = "strong"
+    h6_control: H6Control = "length"
+    order: Order = "balanced"
     styles: tuple[LindaStyle, ...] = LINDA_STYLES
     connectors: tuple[Connector, ...] = CONNECTORS
     added_event: AddedEvent = "relevant"
@@ -144,6 +151,12 @@ PARAMETER_DOCS: dict[str, str] = {
     "exemplar": "linda | bob — the one-/few-shot conjunction exemplar's name outside H2",
     "hint": "none | weak | strong — hint for both items of a pair (not with H6; horses have none)",
     "h6_hint": "weak | strong — the hint H6 adds to the twin",
+    "h6_control": "length | none — the H6 original: an irrelevant instruction of the hint's length "
+    "(default; the twin swaps it for the hint, so the pair differs in the hint's content, not its "
+    "length) or no instruction (the paper's design: the twin is also longer)",
+    "order": "balanced | counterbalanced — the correct option's position across pairs: balanced "
+    "by block randomisation (default) or alternating pair by pair (0, 1, 0, ...; horses cycle "
+    "through the five positions); both members of a pair share it",
     "styles": "comma list of bio, story, news, medical — conjunction styles for H1/H2/H6 "
     "(H3 is always celebrity)",
     "connectors": "comma list of because, so-that, to — how story and news added events attach",

@@ -1,11 +1,11 @@
 """Conjunction-fallacy problems ("Linda" problems) as structured records built from templates and the
 word lists, each style with its pool of distinct problems (:mod:`biaslab.suites.tokenbias.pools`).
 
-A pool counts problems, not wordings: the person's name, the news report's town and the celebrity
-of a scenario are drawn per pair (a reasoner reads two problems that differ only there as one, see
-:mod:`biaslab.suites.tokenbias.problems`). The H1 twin's unrelated added event is a function of the
-original (:func:`_both`), one-to-one among the originals of one stem, so distinct originals have
-distinct twins too.
+A pool counts problems, not wordings: the person's name and age, the news report's town, the
+celebrity of a scenario and when it happens are drawn per pair (a reasoner reads two problems that
+differ only there as one, see :mod:`biaslab.suites.tokenbias.problems`). The H1 twin's unrelated
+added event is a function of the original (:func:`_both`), one-to-one among the originals of one
+stem, so distinct originals have distinct twins too.
 
 A record keeps its templates and fillers apart (``{name}``, pronouns, ``{place}``), so a twin is the
 *same record* with one field replaced and renders identically apart from those tokens. The single
@@ -104,7 +104,7 @@ def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connecto
             ),
         )
         occupations = Choice("occupation", len(wl.occupations()))
-        return Product((profiles, Choice("age", len(AGES["bio"])), occupations))
+        return Product((profiles, occupations))
     if style in ("story", "news"):
         kind = "story" if style == "story" else "news"
         return Union(
@@ -133,7 +133,7 @@ def conjunction_pool(style: Style, shown: AddedEvent, connectors: tuple[Connecto
                 for d in wl.diseases()
             ),
         )
-        return Product((diseases, Choice("age", len(AGES["medical"]))))
+        return diseases
     return celebrity_pool()
 
 
@@ -144,10 +144,11 @@ def celebrity_fields() -> tuple[str, ...]:
 
 @cache
 def celebrity_pool() -> Pool:
-    """Celebrity scenarios (H3): field × scenario × single × extra × time. The celebrity is drawn
-    per pair among the field's: its generic twins would otherwise repeat a problem (the same
-    scenario under another generic name)."""
-    fields = Union(
+    """Celebrity scenarios (H3): field × scenario × single × extra. The celebrity and the time
+    phrase are drawn per pair (the celebrity among the field's): its generic twins would otherwise
+    repeat a problem (the same scenario under another generic name), and a reasoner reads "next
+    month" and "next year" alike."""
+    return Union(
         "field",
         tuple(
             Union(
@@ -160,7 +161,6 @@ def celebrity_pool() -> Pool:
             for field in celebrity_fields()
         ),
     )
-    return Product((fields, Choice("time", len(wl.times()))))
 
 
 @cache
@@ -251,7 +251,8 @@ def _bio(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     t1, t2 = (profile.traits[i] for i in _pairs(len(profile.traits))[c["traits"]])
     b1, b2 = (profile.backgrounds[i] for i in _pairs(len(profile.backgrounds))[c["backgrounds"]])
     person = rng.choice(wl.people())
-    stem = f"bio:{profile.id}:{c['traits']}:{c['backgrounds']}:{c['age']}:{c['occupation']}"
+    age = rng.choice(AGES["bio"])
+    stem = f"bio:{profile.id}:{c['traits']}:{c['backgrounds']}:{c['occupation']}"
     relevant, relevant_extra, irrelevant_extra = _both(
         shown, c["extra"], profile.activities, wl.neutral_activities(), stem
     )
@@ -260,7 +261,7 @@ def _bio(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
         source=f"bio:{profile.id}",
         name=person.name,
         gender=person.gender,
-        setup=f"{{name}} is {AGES['bio'][c['age']]} years old, {t1} and {t2}. {b1} {b2}",
+        setup=f"{{name}} is {age} years old, {t1} and {t2}. {b1} {b2}",
         single=f"{{name}} is {wl.occupations()[c['occupation']]}",
         connector="and",
         relevant_extra=relevant_extra,
@@ -302,11 +303,11 @@ def _medical(c: Choices, shown: AddedEvent, rng: random.Random) -> Conjunction:
     disease = wl.diseases()[c["disease"]]
     first = disease.symptoms[c["first"]]
     others = tuple(s for s in disease.symptoms if s != first)
-    age = AGES["medical"][c["age"]]
     relevant, relevant_extra, irrelevant_extra = _both(
-        shown, c["extra"], others, wl.unrelated_findings(), f"medical:{disease.name}:{first}:{age}"
+        shown, c["extra"], others, wl.unrelated_findings(), f"medical:{disease.name}:{first}"
     )
     person = rng.choice(wl.people())
+    age = rng.choice(AGES["medical"])
     return Conjunction(
         style="medical",
         source=f"medical:{disease.name}",
@@ -331,7 +332,7 @@ def _celebrity(c: Choices, rng: random.Random) -> Conjunction:
         source=f"celebrity:{scenario.id}",
         name=celebrity.name,
         gender=celebrity.gender,
-        setup=scenario.setup.replace("{time}", wl.times()[c["time"]]),
+        setup=scenario.setup.replace("{time}", rng.choice(wl.times())),
         single=scenario.singles[c["single"]],
         connector="but",
         relevant_extra=extra,

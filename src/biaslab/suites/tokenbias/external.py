@@ -10,8 +10,14 @@ H1–H6 as the family allows; ``variant`` ``original`` or ``twin``; ``correct`` 
 also run per seed), ``epoch`` (an integer ≥ 1; later epochs of an answer are dropped),
 ``pair_key`` (pairs with equal keys are the same pair of questions; default: the ``pair_id``) and
 ``problem_key`` (this answer's question: rows with equal keys are the same question, e.g. a hash of
-its text, so pairs that share a member count as one cluster; default: none). The two rows of a pair
-agree on everything but ``variant``, ``correct``, ``parsed`` and ``problem_key``. Other columns are
+its text, so pairs that share a member count as one cluster; default: none) and
+``correct_position`` (an integer ≥ 0, where the correct option stands, 0 = first: the report then
+measures a preference for a position; default: none). A pair is one
+``pair_id`` of one test: (model, seed, epoch, family, hypothesis, mode, ``pair_id``). The same
+``pair_id`` in other tests or modes is another pair (a study may use one id per problem
+everywhere); a pair that misses its original or its twin is counted per test, never an error. Only
+a contradiction is an error: two originals (or two twins) of one pair, or an original and a twin
+of one pair that name different ``pair_key`` values. Other columns are
 ignored. ``.csv`` files (UTF-8, with or without a byte-order mark) have a header row; ``.jsonl``
 files hold one JSON object per line (booleans and numbers as JSON values or as the strings above;
 ``pair_id`` may be a JSON integer).
@@ -22,26 +28,35 @@ so a file written from it gives the same analysis byte for byte.
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import jsonl_objects
+from biaslab.rows import read_rows
 from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
     import pandas as pd
 
 REQUIRED = ("model", "family", "hypothesis", "mode", "pair_id", "variant", "correct", "parsed")
-OPTIONAL = ("seed", "epoch", "pair_key", "problem_key")
+OPTIONAL = ("seed", "epoch", "pair_key", "problem_key", "correct_position")
 COLUMNS = (*REQUIRED, *OPTIONAL)
+EXAMPLE = {
+    "model": "openai/gpt-4o",
+    "family": "linda",
+    "hypothesis": "H1",
+    "mode": "direct",
+    "pair_id": "p17",
+    "variant": "original",
+    "correct": True,
+    "parsed": True,
+}
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
-#: what the two rows of one pair must agree on (besides the pair_id that joins them)
-_PAIR_LEVEL = ("hypothesis", "family", "mode", "pair_key")
+#: what makes one pair: a pair_id of one test (the same id in other tests or modes is another pair)
+PAIR = ("model", "seed", "epoch", "family", "hypothesis", "mode", "pair_id")
 Fail = Callable[[str], BiaslabError]
 
 
@@ -70,6 +85,7 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
     out["pair_key"] = keys.where(keys.notna(), data["pair_id"]).astype(str).to_numpy()
     problems = data["problem_key"] if "problem_key" in data.columns else None
     out["problem_key"] = "" if problems is None else problems.fillna("").astype(str).to_numpy()
+    out["correct_position"] = _integers(data, "correct_position")
     bad = sorted(set(out["variant"]) - {"original", "twin"})
     if bad:
         raise BiaslabError(f"variant must be 'original' or 'twin', got {bad[0]!r}")
@@ -85,26 +101,22 @@ def long_answers(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _pairs_agree(answers: pd.DataFrame) -> None:
-    """An original and a twin of one pair_id (one model and seed) that name different tests or
-    pair_keys would silently become two incomplete pairs: a one-line error instead."""
+    """The original and the twin of one pair that name different pair_keys would silently become
+    two incomplete pairs: a one-line error instead."""
     rows = answers.assign(seed=answers["seed"].astype("string").fillna(""))
-    combo = [*_PAIR_LEVEL, "epoch"]
-    counts = rows.groupby(["model", "seed", "pair_id", *combo], sort=True)["variant"].nunique()
-    orphans = rows.set_index(["model", "seed", "pair_id", *combo]).loc[counts[counts == 1].index]
-    for (model, seed, pid), group in orphans.reset_index().groupby(
-        ["model", "seed", "pair_id"], sort=True
-    ):
-        originals = group[group["variant"] == "original"]
-        twins = group[group["variant"] == "twin"]
-        if originals.empty or twins.empty:
-            continue
-        first, second = originals.iloc[0], twins.iloc[0]
-        column = next(c for c in combo if first[c] != second[c])
-        where = f", seed {seed}" if seed else ""
-        raise BiaslabError(
-            f"tokenbias analysis: pair {pid} ({model}{where}): original and twin differ in "
-            f"{column} ({first[column]!r} vs {second[column]!r})"
-        )
+    keys = rows.groupby(list(PAIR), sort=True)["pair_key"].nunique()
+    clashes = keys[keys > 1]
+    if clashes.empty:
+        return
+    model, seed, _, _, _, _, pid = clashes.index[0]
+    chosen = rows.set_index(list(PAIR)).loc[clashes.index[:1]]
+    original = chosen[chosen["variant"] == "original"]["pair_key"].iloc[0]
+    twin = chosen[chosen["variant"] == "twin"]["pair_key"].iloc[0]
+    where = f", seed {seed}" if seed else ""
+    raise BiaslabError(
+        f"tokenbias analysis: pair {pid} ({model}{where}): original and twin differ in "
+        f"pair_key ({original!r} vs {twin!r})"
+    )
 
 
 def _integers(data: pd.DataFrame, column: str) -> pd.Series:
@@ -140,7 +152,7 @@ def _from_log_frame(frame: pd.DataFrame) -> pd.DataFrame:
         syllogism = frame["item_family"] == "syllogism"
         by_validity = valid.map({True: "syllogism-valid", False: "syllogism-invalid"})
         data["family"] = frame["item_family"].where(~syllogism, by_validity)
-    for column in ("pair_key", "problem_key"):
+    for column in ("pair_key", "problem_key", "correct_position"):
         if f"item_{column}" in frame.columns:
             data[column] = frame[f"item_{column}"]
     return data
@@ -155,6 +167,10 @@ def to_records(answers: pd.DataFrame) -> list[dict[str, Any]]:
             None if record["seed"] is None or str(record["seed"]) == "<NA>" else int(record["seed"])
         )
         record["epoch"] = int(record["epoch"])
+        position = record["correct_position"]
+        record["correct_position"] = (
+            None if position is None or str(position) == "<NA>" else int(position)
+        )
         record["correct"], record["parsed"] = bool(record["correct"]), bool(record["parsed"])
         records.append(record)
     return records
@@ -166,49 +182,35 @@ def to_records(answers: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def read_answers(path: Path) -> pd.DataFrame:
-    """A ``.csv`` or ``.jsonl`` file of answers -> the long table; a one-line error naming the line
-    and column of the first bad value."""
+    """A ``.csv``, ``.jsonl`` or ``.json`` file of answers -> the long table. A row with a bad value
+    is left out and counted (``frame.attrs["notes"]`` names the first such line and column), so its
+    pair counts as incomplete; a file that cannot be read, or two originals of one pair, is a
+    one-line error."""
     import pandas as pd
 
-    rows = [_checked(path.name, number, raw) for number, raw in _raw_rows(path)]
+    rows: list[tuple[int, dict[str, Any]]] = []
+    left_out: list[str] = []
+    for number, raw in read_rows(path, REQUIRED, example=EXAMPLE):
+        try:
+            rows.append(_checked(path.name, number, raw))
+        except BiaslabError as exc:
+            left_out.append(str(exc))
     if not rows:
-        raise BiaslabError(f"{path.name}: no answers")
+        why = f" ({left_out[0]}{_more(left_out)})" if left_out else ""
+        raise BiaslabError(f"{path.name}: no {'usable ' if left_out else ''}answers{why}")
     _no_duplicates(path.name, rows)
     _members_agree(path.name, rows)
-    frame = pd.DataFrame([values for _, values in rows])
-    return long_answers(frame)
+    frame = long_answers(pd.DataFrame([values for _, values in rows]))
+    if left_out:
+        frame.attrs["notes"] = [
+            f"{path.name}: {len(left_out)} row(s) left out, their pairs incomplete: "
+            f"{left_out[0]}{_more(left_out)}"
+        ]
+    return frame
 
 
-def _raw_rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is no header
-    except UnicodeDecodeError as exc:
-        raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if path.suffix == ".jsonl":
-        yield from _jsonl_rows(path.name, text)
-        return
-    reader = csv.DictReader(text.splitlines())
-    header = reader.fieldnames or []
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise BiaslabError(
-            f"{path.name} line 1: missing column(s) {', '.join(missing)} "
-            f"(required: {', '.join(REQUIRED)})"
-        )
-    for row in reader:
-        if None in row:
-            raise BiaslabError(f"{path.name} line {reader.line_num}: more values than columns")
-        yield reader.line_num, row
-
-
-def _jsonl_rows(name: str, text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    for number, row in jsonl_objects(text.splitlines(), lambda number: f"{name} line {number}"):
-        missing = [c for c in REQUIRED if c not in row]
-        if missing:
-            raise BiaslabError(f"{name} line {number}: missing column(s) {', '.join(missing)}")
-        yield number, row
+def _more(problems: list[str]) -> str:
+    return f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
 
 
 def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -234,7 +236,7 @@ def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[
         values[column] = _boolean(raw.get(column), partial(fail, column))
     if values["correct"] and not values["parsed"]:
         raise fail("correct", "true, but parsed is false (an unparsed answer cannot be correct)")
-    for column, lowest in (("seed", None), ("epoch", 1)):
+    for column, lowest in (("seed", None), ("epoch", 1), ("correct_position", 0)):
         values[column] = _optional_int(raw.get(column), lowest, partial(fail, column))
     key = raw.get("pair_key")
     values["pair_key"] = str(key).strip() if key not in (None, "") else values["pair_id"]
@@ -292,23 +294,16 @@ def _no_duplicates(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
 
 
 def _members_agree(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
-    """The two rows of a pair agree on hypothesis, family, mode and pair_key: an original whose
-    only possible twin names another value is a one-line error at the later of the two lines."""
-    members: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[str, int]]] = {}
-    for number, values in rows:
-        pair = (values["model"], values["seed"], values["epoch"], values["pair_id"])
-        combo = tuple(values[c] for c in _PAIR_LEVEL)
-        members.setdefault(pair, {}).setdefault(combo, {})[values["variant"]] = number
+    """The two rows of one pair (:data:`PAIR`) agree on its pair_key: a twin that names another
+    key than its original is a one-line error at the later of the two lines."""
+    first: dict[tuple[Any, ...], int] = {}
     by_line = dict(rows)
-    for combos in members.values():
-        orphans = [(combo, lines) for combo, lines in combos.items() if len(lines) == 1]
-        originals = [lines["original"] for _, lines in orphans if "original" in lines]
-        twins = [lines["twin"] for _, lines in orphans if "twin" in lines]
-        if originals and twins:
-            early, late = sorted((originals[0], twins[0]))
-            column = next(c for c in _PAIR_LEVEL if by_line[early][c] != by_line[late][c])
+    for number, values in rows:
+        pair = tuple(values[c] for c in PAIR)
+        early = first.setdefault(pair, number)
+        if by_line[early]["pair_key"] != values["pair_key"]:
             raise BiaslabError(
-                f"{name} line {late}, column {column}: {by_line[late][column]!r}, but line {early} "
-                f"gives {by_line[early][column]!r} for the other member of pair "
-                f"{by_line[late]['pair_id']}"
+                f"{name} line {number}, column pair_key: {values['pair_key']!r}, but line {early} "
+                f"gives {by_line[early]['pair_key']!r} for the other member of pair "
+                f"{values['pair_id']}"
             )

@@ -55,7 +55,7 @@ from biaslab.suites.tokenbias.render import (
 )
 from biaslab.suites.tokenbias.syllogism import Syllogism
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 SUITE = "tokenbias"
 KIND: dict[FamilyName, str] = {"linda": "conjunction", "syllogism": "syllogism", "horses": "horses"}
 
@@ -153,9 +153,11 @@ def make_pair(
     shots = shot_builder(
         config, family, mode, pair, lambda: item_random(seed, family, hypothesis, index, "shots")
     )
-    position = _slot(
-        seed, family, hypothesis, "position", index, HORSE_WINDOW if family == "horses" else 2
-    )
+    positions = HORSE_WINDOW if family == "horses" else 2
+    if config.order == "counterbalanced":
+        position = index % positions
+    else:
+        position = _slot(seed, family, hypothesis, "position", index, positions)
     rendered = []
     for condition in (pair.original, pair.twin):
         question = _question(condition.problem, position)
@@ -200,7 +202,12 @@ def _perturb(
         return perturb.quantifier_synonyms(base, rng)
     if hypothesis == "H5":
         return perturb.source_reputation(base, rng)
-    return perturb.add_hint(base, "linda" if family == "linda" else "syllogism", config.h6_hint)
+    return perturb.add_hint(
+        base,
+        "linda" if family == "linda" else "syllogism",
+        config.h6_hint,
+        control=config.h6_control == "length",
+    )
 
 
 def _pair_meta(
@@ -253,6 +260,7 @@ def mode_label(config: Config, family: str, hypothesis: str) -> str:
         label += {"animal": "-ani", "both": "-ran"}[config.horses_exemplar]
     if hypothesis == "H6":
         label += f"+{config.h6_hint}-hint"
+        label += "-vs-control" if config.h6_control == "length" else ""
     elif config.hint != "none" and family != "horses":
         label += f"+{config.hint}-hint"
     return label

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from biaslab.suites.tokenbias import wordlists as wl
-from biaslab.suites.tokenbias.config import FamilyName, Hint, HorsesTwin
+from biaslab.suites.tokenbias.config import FamilyName, Hint, HorsesTwin, ShownHint
 from biaslab.suites.tokenbias.conjunction import Conjunction, generic_name_for
 from biaslab.suites.tokenbias.families import HorseProblem, HorseTwin, Problem
 from biaslab.suites.tokenbias.render import hint_text, render_statement
@@ -30,7 +30,7 @@ class Condition:
 
     problem: Problem
     exemplar: str = "Linda"
-    hint: Hint = "none"
+    hint: ShownHint = "none"
 
 
 @dataclass(frozen=True)
@@ -137,11 +137,17 @@ def source_reputation(base: Condition, rng: random.Random) -> Pair:
     return Pair(base, _with(base, twin), "sources", swaps)
 
 
-def add_hint(base: Condition, family: FamilyName, hint: Hint) -> Pair:
-    """H6: no hint -> a weak or strong hint appended to the system message."""
-    original = dataclasses.replace(base, hint="none")
+def add_hint(base: Condition, family: FamilyName, hint: Hint, control: bool = True) -> Pair:
+    """H6: a weak or strong hint appended to the system message. With ``control`` the original
+    carries an irrelevant instruction of the hint's length (the length control), which the twin
+    swaps for the hint; without it the original has no instruction and the twin is longer."""
+    shown: ShownHint = (
+        ("control-weak" if hint == "weak" else "control-strong") if control else "none"
+    )
+    original = dataclasses.replace(base, hint=shown)
     twin = dataclasses.replace(base, hint=hint)
-    return Pair(original, twin, f"{hint}-hint", (("", hint_text(family, hint)),), scope="system")
+    swap = (hint_text(family, shown), hint_text(family, hint))
+    return Pair(original, twin, f"{hint}-hint", (swap,), scope="system")
 
 
 def _with(base: Condition, problem: Problem) -> Condition:

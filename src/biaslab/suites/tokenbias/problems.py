@@ -1,13 +1,17 @@
 """What makes two prompts the same problem: the problem as a reasoner reads it.
 
-Two prompts are one problem when they differ only in what a reasoner treats as no difference at
-all: the name of a person who is not famous and the pronouns that follow it, the name of an invented
-town, a horse farm's owner and town (the framing), the order of the options and of the number
-labels, the quantifier wording of a syllogism ("certain roses are red" is "some roses are red"),
-and the exemplars shown before the question (only the H2 exemplar's name, its perturbation, is
-kept). Everything else is the problem: the events and their order of words, a celebrity's name, the
-numbers and the animal, the logical form and terms, the sources cited, the system message and its
-hint.
+Two prompts are one problem when they differ only in what a reasoner treats like a name, no
+difference at all: the name of a person, famous or not, and the pronouns that follow it (who the
+celebrity is does not change the events compared, and the pool draws the celebrity per pair), a
+person's or patient's age, the name of an invented town, when a celebrity scenario happens ("next
+month", "this autumn"), which reputable (or which less reputable) outlet and university a
+syllogism cites (only their reputation is kept: it is what H5 perturbs), a horse farm's owner and
+town (the framing), the order of the options and of the number labels, the quantifier wording of
+a syllogism ("certain roses are red" is "some roses are red"), and the exemplars shown before the
+question (only the H2 exemplar's name, its perturbation, is kept). Everything else is the problem:
+the events and their order of words, the numbers and the animal, the logical form and terms, the
+system message and its hint. An H3 celebrity original and its generic twin are therefore one
+problem, as the token-bias claim says they are.
 
 :func:`problem_key` hashes :func:`problem_text`. The generator draws each seed's items so that no two
 members of a block share a key (``checks.duplicate_problems``), the analysis counts pairs that share
@@ -31,7 +35,7 @@ from biaslab.suites.tokenbias.render import (
     question_part,
 )
 
-PERSON, PLACE, PRONOUN = "<person>", "<place>", "<pronoun>"
+PERSON, PLACE, PRONOUN, AGE, TIME = "<person>", "<place>", "<pronoun>", "<age>", "<time>"
 #: the H2 perturbation lives in the exemplar: its name is part of the problem
 EXEMPLAR_NAMES = ("Linda", "Bob")
 
@@ -72,7 +76,7 @@ def _question_text(question: str) -> str:
                 "syllogism",
                 *statements,
                 f"{conclusion.quantifier} {conclusion.subject} / {conclusion.predicate}",
-                f"sources: {' | '.join(sources)}",
+                f"sources: {' | '.join(_reputation(source) for source in sources)}",
             )
         )
     horses = parse_horses(question)
@@ -83,15 +87,28 @@ def _question_text(question: str) -> str:
     return anonymised(question)
 
 
+def _reputation(source: str) -> str:
+    """A cited source as its reputation: which reputable outlet is cited is like a name."""
+    for kind in ("outlets", "institutions"):
+        for reputable in (True, False):
+            if source in wl.sources(kind, reputable):
+                return f"<{'reputable' if reputable else 'less reputable'} {kind[:-1]}>"
+    return source
+
+
 def anonymised(text: str) -> str:
-    """``text`` with non-famous people, invented towns and pronouns replaced by placeholders (a
-    celebrity's name is kept: who it is changes the problem)."""
+    """``text`` with people (celebrities too), ages, invented towns, celebrity scenarios' time
+    phrases and pronouns replaced by placeholders."""
     return _name_regex().sub(_placeholder, text)
 
 
 def _placeholder(match: re.Match[str]) -> str:
     if match["celebrity"]:
-        return match["celebrity"]
+        return PERSON
+    if match["age"]:
+        return AGE
+    if match["time"]:
+        return TIME
     if match["person"]:
         return PERSON
     if match["place"]:
@@ -108,8 +125,11 @@ def _name_regex() -> re.Pattern[str]:
     firsts = {p.name for p in wl.people()}
     surnames = set(wl.surnames())
     places = set(wl.places())
+    times = set(wl.times())
     return re.compile(
         rf"(?<![\w'])(?:(?P<celebrity>{alternatives(celebrities)})"
+        r"|(?P<age>\d+)(?= years old\b|-year-old\b)"
+        rf"|(?P<time>{alternatives(times)})"
         rf"|(?P<person>(?:{alternatives(firsts)})(?: (?:{alternatives(surnames)}))?)"
         rf"|(?P<place>{alternatives(places)})"
         r"|(?P<pronoun>(?i:he|she|him|her|his|hers|himself|herself)))(?!\w)"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from biaslab.answers import format_instruction, number_word
-from biaslab.suites.tokenbias.config import FamilyName, Hint
+from biaslab.suites.tokenbias.config import FamilyName, ShownHint
 from biaslab.suites.tokenbias.conjunction import Conjunction
 from biaslab.suites.tokenbias.families import HorseProblem
 from biaslab.suites.tokenbias.syllogism import (
@@ -95,13 +95,43 @@ class Question:
     synonyms: Mapping[str, str] = field(default_factory=dict)
 
 
-def hint_text(family: FamilyName, hint: Hint) -> str:
+#: irrelevant instructions with the word count of each hint (the H6 length control): what the H6
+#: original carries when ``h6_control=length``, so the twin differs in the hint's content only
+LENGTH_CONTROLS: dict[str, dict[FamilyName, str]] = {
+    "weak": {
+        "linda": "Please note that this question comes from a collection of short everyday "
+        "reading puzzles.",
+        "syllogism": "Please note that this question comes from a collection of reading puzzles.",
+    },
+    "strong": {
+        "linda": (
+            "Please note that this question comes from a collection of short everyday reading "
+            "puzzles gathered for a weekly discussion group at a public library. The group meets "
+            "on Thursday evenings, reads each puzzle aloud, and then talks about the setting, the "
+            "people and the small places it describes. Members take turns choosing which puzzle to "
+            "read next, and tea is served during the break. Read the question once and then give "
+            "your answer."
+        ),
+        "syllogism": (
+            "Please note that this question comes from a collection of short reading puzzles "
+            "gathered for a weekly discussion group at a public library. The group meets on "
+            "Thursday evenings and reads each puzzle aloud. Members take turns choosing the next "
+            "puzzle, and tea is served during the break. Read the question once and give your "
+            "answer."
+        ),
+    },
+}
+
+
+def hint_text(family: FamilyName, hint: ShownHint) -> str:
     if hint == "none":
         return ""
+    if hint.startswith("control-"):
+        return LENGTH_CONTROLS[hint.removeprefix("control-")][family]
     return (WEAK_HINTS if hint == "weak" else STRONG_HINTS)[family]
 
 
-def system_prompt(family: FamilyName, hint: Hint) -> str:
+def system_prompt(family: FamilyName, hint: ShownHint) -> str:
     """The family's instruction, with the hint (if any) appended: the H6 twin inserts only the hint."""
     return " ".join(filter(None, (SYSTEM[family], hint_text(family, hint))))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +23,12 @@ _REPORT_COLUMNS = (
     "model",
     "mode",
     "pairs",
+    "incomplete",
     "acc original",
     "acc twin",
     "change",
     "null band",
+    "MDE",
     "n12",
     "n21",
     "alternative",
@@ -43,10 +45,11 @@ def _card(results: Any) -> Any:
     return card_cells(results)
 
 
-def _analyze(frame: pd.DataFrame) -> BaseModel:
-    from biaslab.suites.tokenbias.analysis import analyze
+def _analyze(frame: pd.DataFrame, params: Mapping[str, str] | None = None) -> BaseModel:
+    """``-p test=exact|paper`` (default exact) chooses the McNemar rule."""
+    from biaslab.suites.tokenbias.analysis import analysis_options, analyze
 
-    return analyze(frame)
+    return analyze(frame, **analysis_options(params or {}))
 
 
 def _tables(results: Any) -> str:
@@ -104,10 +107,12 @@ def _report(results: Any, out_dir: Path) -> str:
             t.model,
             t.mode,
             t.n_pairs,
+            t.n_incomplete_pairs,
             t.accuracy_original,
             t.accuracy_twin,
             t.accuracy_change,
             _band(t),
+            t.mde,
             t.n12,
             t.n21,
             t.alternative,
@@ -136,13 +141,52 @@ def _report(results: Any, out_dir: Path) -> str:
         f"{results.unparsed}. The null band is the central 95% of the accuracy change when the two "
         "answers of each pair are exchanged (an answerer blind to the perturbation). Pairs that "
         "share a problem (a member with the same question, names and option order aside) are one "
-        "cluster, and each test counts one pair per cluster. " + _seed_note(results),
+        "cluster, and each test counts one pair per cluster. MDE is the smallest |accuracy "
+        "change| the test detects with 80% power at raw α given its discordant pairs (exact "
+        f"binomial). McNemar rule: {results.test_rule}. " + _seed_note(results),
         *(f"**Warning:** {warning}." for warning in results.warnings()),
         *(f"Note: {note}." for note in results.notes()),
         markdown_table(_REPORT_COLUMNS, rows),
         "### Rejected null hypotheses (as in the paper's Figure 4; ✓ rejected, ✗ not)",
         markdown_table(["model", "mode", *grid.columns], grid_rows),
     ]
+    if results.positions:
+        parts += [
+            "### Position preference",
+            "Accuracy on the originals of the tested pairs by where the correct option stood (0 = "
+            "first), beside the null of equal accuracy at every position (the pooled accuracy); "
+            "Fisher's exact test for two positions, chi-square for more, Benjamini–Hochberg over "
+            "the rows. Both members of a pair share the position, so a position preference moves "
+            "no pair into the McNemar tables; it shows here.",
+            markdown_table(
+                [
+                    "family",
+                    "model",
+                    "accuracy by position",
+                    "null",
+                    "spread",
+                    "method",
+                    "p (BH)",
+                    "preference",
+                ],
+                [
+                    [
+                        f.family,
+                        f.model,
+                        ", ".join(
+                            f"{p}: {a:.2f} (n {k})"
+                            for p, a, k in zip(f.positions, f.accuracy, f.n, strict=True)
+                        ),
+                        f.accuracy_null,
+                        f.spread,
+                        f.method,
+                        f.p_adjusted,
+                        f.rejected,
+                    ]
+                    for f in results.positions
+                ],
+            ),
+        ]
     if results.seed_tests:
         parts += [
             "### Per seed (hypothesis rejected in k of the seeds)",
@@ -183,4 +227,5 @@ SUITE = Suite(
     read_answers=_read_answers,
     describe=_describe,
     card=_card,
+    analysis_params=("test",),
 )
