@@ -731,10 +731,10 @@ def resolve(
     prop = prop or (query.property if query else None)
     if not subject or not prop:
         fail(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
-    nodes = set(net.nodes)
-    for role, name in (("subject", subject), ("property", prop)):
-        if name not in nodes:
-            fail(f"{network}: the {role} {name!r} is not a node of the network")
+    if subject not in set(net.nodes):
+        fail(f"{network}: the subject {subject!r} is not a node of the network")
+    if prop not in set(net.nodes):  # nothing states it: unknown, as the library answers
+        click.echo(f"note: the property {prop!r} is not a node of the network", err=True)
     if not as_json:
         click.echo(resolve_query(net, subject, prop))
         return

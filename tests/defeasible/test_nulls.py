@@ -17,7 +17,7 @@ from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
-from biaslab.suites.defeasible.nulls import BiasRows, column_codes, nested_strata
+from biaslab.suites.defeasible.nulls import BiasRows
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
@@ -53,9 +53,11 @@ def test_memoryless_agents_are_not_confirmation_biased() -> None:
                 cell = results(seed).models[f"biaslab/{agent}"][topology]
                 assert cell.bias_gap_excess == pytest.approx(0.0, abs=1e-9), (agent, topology)
                 assert cell.bias_gap_null_p == 1.0, (agent, topology)
-            p = results(seed).models["biaslab/random"][topology].bias_gap_null_p
-            assert p is not None
-            random_significant += p < 0.05
+            random = results(seed).models["biaslab/random"][topology]
+            p = random.bias_gap_null_p
+            # a random agent is rarely right before a revision: its null may have nothing to test
+            assert p is not None or "bias_gap_null_p" in random.undefined
+            random_significant += p is not None and p < 0.05
         raw = results(seed).models["biaslab/last-polarity"]["default"].bias_gap
         assert raw is not None and raw > 0.3  # the raw gap alone would call it biased
     assert random_significant <= 1
@@ -248,33 +250,6 @@ def test_sticky_is_anchored_beyond_its_null_on_every_topology() -> None:
             for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
                 p = cell.anchoring_rate_null_p
                 assert p is None or p >= 0.01, (agent, topology)
-
-
-def test_strata_are_refined_only_where_other_turns_sit_beside_the_focus() -> None:
-    rows = pd.DataFrame(
-        {
-            "kind": ["entailment"] * 8,
-            "gold": ["no"] * 8,
-            "polarity": ["-"] * 8,
-            "wording": ["plain"] * 8,
-            "item_topology": ["linear"] * 8,
-            "item_difficulty": ["easy"] * 8,
-            # path a splits focus from every other turn: kept coarse; b leaves two beside two
-            "path": ["on", "on", "on", "on", "off", "off", "off", "off"],
-            "update_type": ["x", "x", "y", "y", "x", "x", "y", "y"],
-            "distance_bin": ["near"] * 8,
-        }
-    )
-    # two focus turns on-path, each beside one other turn of its kind: every refinement holds
-    focus = np.array([True, False, True, False, False, False, False, False])
-    columns = column_codes(rows, list(rows.columns))
-    codes = nested_strata(columns, focus)
-    assert [len(set(codes[i : i + 2])) for i in range(0, 8, 2)] == [1, 1, 1, 1]
-    assert len(set(codes[::2])) == 4
-    # every on-path turn is a focus turn: path is coarsened away, update kind still refines
-    coarse = nested_strata(columns, np.array([True] * 4 + [False] * 4))
-    assert coarse[0] == coarse[1] == coarse[4] == coarse[5]
-    assert coarse[2] == coarse[3] == coarse[6] == coarse[7] != coarse[0]
 
 
 def test_anchoring_subset_keeps_sections_whole() -> None:
