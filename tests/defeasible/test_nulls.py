@@ -218,8 +218,12 @@ def test_the_sticky_agent_never_overrides() -> None:
         cells = memoryless_results(seed).models[f"biaslab/{STICKY}"]
         assert cells["default"].c3_override_rate_excess == pytest.approx(0.0, abs=0.02)
         for topology in ("linear", "tree"):
-            excess = cells[topology].c3inh_override_rate_excess
-            assert excess == pytest.approx(0.0, abs=0.02), topology
+            cell = cells[topology]
+            excess = cell.c3inh_override_rate_excess
+            if excess is None:  # no C3inh turn shares its stratum with another update turn
+                assert "c3inh_override_rate_excess" in cell.undefined, topology
+            else:
+                assert excess == pytest.approx(0.0, abs=0.02), topology
 
 
 def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
