@@ -372,7 +372,12 @@ def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
     payload = json.loads(listed.stdout)
     assert len(payload["paths"]["supporting"]) == 5 and payload["omitted"]["supporting"] > 0
     assert_one_line_error(run_cli("resolve", str(dag), "--subject", "nobody"), "not a node")
-    assert_one_line_error(run_cli("resolve", str(dag), "--property", "x"), "not a node")
+    outside = run_cli("resolve", str(dag), "--property", "x")  # the library's answer
+    assert outside.returncode == 0 and outside.stdout.strip() == "unknown", outside.stderr
+    assert "not a node" in outside.stderr
+    outside_json = run_cli("resolve", str(dag), "--property", "x", "--json")
+    assert outside_json.returncode == 0, outside_json.stderr
+    assert json.loads(outside_json.stdout)["answer"] == "unknown"
     binary = tmp_path / "latin1.json"
     binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
     assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")

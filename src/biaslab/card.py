@@ -38,6 +38,11 @@ class CardCell(BaseModel):
     null_label: str = "null"
     excess: float | None = None
     p: float | None = None
+    #: how the p is named on the card, e.g. "p (Holm)" for an adjusted p
+    p_label: str = "p"
+    #: the smallest p the test can give (a permutation test: 1/(B+1), times k after Holm over k);
+    #: a p at it is shown as "< floor" (rounded up), never as an exact value
+    p_floor: float | None = None
     significant: bool = False
     n: int = 0
     accuracy: float | None = None
@@ -86,6 +91,23 @@ def _number(value: float | None, digits: int = 3) -> str:
     )
 
 
+def _p_text(p: float, label: str, floor: float | None) -> str:
+    """``p=0.012``; at the test's floor ``p < 0.0005`` (the floor rounded up to 2 significant
+    digits); below 0.001 without a known floor ``p<0.001``."""
+    if floor is not None and p <= floor * (1 + 1e-9):
+        return f"{label} < {round_up(floor)}"
+    return f"{label}={p:.3g}" if p >= 0.001 or floor is not None else f"{label}<0.001"
+
+
+def round_up(value: float, digits: int = 2) -> str:
+    """``value`` rounded up to ``digits`` significant digits (0.00049975 -> 0.0005)."""
+    from decimal import ROUND_CEILING, Decimal
+
+    exact = Decimal(repr(value))
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return format(exact.quantize(quantum, rounding=ROUND_CEILING).normalize(), "f")
+
+
 def cell_text(cell: CardCell) -> str:
     """``0.412 [0.30, 0.52] vs null 0.05 [0.01, 0.10], p<0.001 *``, or ``n/a: why``."""
     if not cell.defined or cell.value is None:
@@ -98,7 +120,7 @@ def cell_text(cell: CardCell) -> str:
         if cell.null_band is not None:
             text += f" [{_number(cell.null_band[0], 2)}, {_number(cell.null_band[1], 2)}]"
     if cell.p is not None:
-        text += f", p={cell.p:.3g}" if cell.p >= 0.001 else ", p<0.001"
+        text += f", {_p_text(cell.p, cell.p_label, cell.p_floor)}"
     if cell.significant:
         text += " *"
     elif cell.unparsed is not None and cell.unparsed > MAX_UNPARSED:
@@ -114,7 +136,8 @@ def _table_rows(card: BiasCard) -> list[list[str]]:
             cell = row.cells[method]
             acc = "n/a" if cell.accuracy is None else f"{cell.accuracy:.2f}"
             unp = "n/a" if cell.unparsed is None else f"{cell.unparsed:.2f}"
-            line.append(f"{cell_text(cell)}; acc {acc}, unparsed {unp}")
+            extra = f"; n {cell.n}; {cell.detail}" if cell.detail else ""
+            line.append(f"{cell_text(cell)}; acc {acc}, unparsed {unp}{extra}")
         rows.append(line)
     return rows
 

@@ -17,7 +17,7 @@ from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
-from biaslab.suites.defeasible.nulls import BiasRows, column_codes, nested_strata
+from biaslab.suites.defeasible.nulls import BiasRows
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
@@ -26,6 +26,7 @@ BIAS_METRICS = (
     "bias_gap",
     "bias_gap_defeat",
     "bias_gap_withhold",
+    "bias_gap_no_prior",
     "odds_ratio",
     "anchoring_rate",
     "c3_override_rate",
@@ -53,39 +54,41 @@ def test_memoryless_agents_are_not_confirmation_biased() -> None:
                 cell = results(seed).models[f"biaslab/{agent}"][topology]
                 assert cell.bias_gap_excess == pytest.approx(0.0, abs=1e-9), (agent, topology)
                 assert cell.bias_gap_null_p == 1.0, (agent, topology)
-            p = results(seed).models["biaslab/random"][topology].bias_gap_null_p
-            assert p is not None
-            random_significant += p < 0.05
+            random = results(seed).models["biaslab/random"][topology]
+            p = random.bias_gap_null_p
+            # a random agent is rarely right before a revision: its null may have nothing to test
+            assert p is not None or "bias_gap_null_p" in random.undefined
+            random_significant += p is not None and p < 0.05
         raw = results(seed).models["biaslab/last-polarity"]["default"].bias_gap
         assert raw is not None and raw > 0.3  # the raw gap alone would call it biased
     assert random_significant <= 1
 
 
-@pytest.mark.parametrize(
-    ("difficulty", "topologies"), [("hard", ("default", "linear")), ("easy", ("default",))]
-)
-def test_sticky_agent_is_detected_on_default_and_linear(
-    difficulty: str, topologies: tuple[str, ...]
-) -> None:
-    """Excess > 0.3 at p < 0.005 (500 permutations: the smallest p is 0.002). The bench's 20-seed
-    table: hard 20/20 seeds on both, easy default 19/20; on easy linear the excess is 0.17-0.29
-    in 9 of 20 seeds, always at p < .001."""
-    found = results(1, difficulty, (STICKY,)) if difficulty == "hard" else results(1)
-    for topology in topologies:
-        cell = found.models[f"biaslab/{STICKY}"][topology]
-        assert cell.bias_gap_excess is not None and cell.bias_gap_excess > 0.3, topology
-        assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p < 0.005, topology
-        assert cell.bias_gap_null_hi is not None and cell.bias_gap is not None
-        assert cell.bias_gap > cell.bias_gap_null_hi
+def test_sticky_agent_is_detected_where_its_revisions_have_stratum_mates() -> None:
+    """Hard/default: enough C2 turns share their stratum with a stable turn (30 of 110 at seed 1)
+    for the p=0.9 sticky agent's excess to stand out at the floor of 500 permutations. At n = 40
+    on easy only 2-4 C2 turns per topology have such a stratum-mate, so the null can test little
+    there (the bench runs n = 150)."""
+    cell = results(1, "hard", (STICKY,)).models[f"biaslab/{STICKY}"]["default"]
+    assert cell.null_tested["bias_gap"] >= 20
+    assert cell.bias_gap_excess is not None and cell.bias_gap_excess > 0.05
+    assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p < 0.005
+    assert cell.bias_gap_null_hi is not None and cell.bias_gap is not None
+    assert cell.bias_gap > cell.bias_gap_null_hi
+    assert cell.know_but_dont_output_excess is not None
+    assert cell.know_but_dont_output_excess > 0.05
+    assert cell.know_but_dont_output_null_p is not None
+    assert cell.know_but_dont_output_null_p < 0.005
 
 
 def test_an_agent_that_never_revises_a_yes_is_anchored_beyond_its_null() -> None:
-    """sticky p=1 keeps every yes to the end: all flipping yes-sections end anchored, more than
-    when its final answers are exchanged with same-stratum turns of other conversations."""
-    cell = results(1, "easy", ("sticky?p=1", "random")).models["biaslab/sticky?p=1"]["linear"]
-    assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.1
+    """sticky p=1 keeps every yes to the end: more flipping sections end anchored than when its
+    final answers are exchanged with stable turns of the same stratum."""
+    found = results(1, "easy", ("sticky?p=1", "random"))
+    cell = found.models["biaslab/sticky?p=1"]["default"]
+    assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.03
     assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.01
-    random = results(1, "easy", ("sticky?p=1", "random")).models["biaslab/random"]["linear"]
+    random = found.models["biaslab/random"]["default"]
     assert random.anchoring_rate_null_p is not None and random.anchoring_rate_null_p >= 0.05
 
 
@@ -207,21 +210,20 @@ def test_memoryless_accuracy_profiles_are_absorbed_by_every_null() -> None:
     assert rejected <= max(2, round(0.1 * tested)), (rejected, tested)
 
 
-def test_know_but_dont_output_flags_the_sticky_agent_and_overrides_do_not() -> None:
-    """sticky answers every effect question right and keeps its yes on C2: know-but-don't-output
-    far above its null; it never overrides, so its C3/C3inh excess is 0 (not the -0.36 the
-    earlier null gave by exchanging effect answers across effect golds)."""
+def test_the_sticky_agent_never_overrides() -> None:
+    """sticky answers every effect question right and keeps its yes on C2; it never overrides,
+    so its C3/C3inh excess is 0 (not the -0.36 an earlier null gave by exchanging effect answers
+    across effect golds)."""
     for seed in (1, 2):
         cells = memoryless_results(seed).models[f"biaslab/{STICKY}"]
-        default = cells["default"]
-        assert default.know_but_dont_output_excess is not None
-        assert default.know_but_dont_output_excess > 0.3
-        assert default.know_but_dont_output_null_p is not None
-        assert default.know_but_dont_output_null_p < 0.01
-        assert default.c3_override_rate_excess == pytest.approx(0.0, abs=0.02)
+        assert cells["default"].c3_override_rate_excess == pytest.approx(0.0, abs=0.02)
         for topology in ("linear", "tree"):
-            excess = cells[topology].c3inh_override_rate_excess
-            assert excess == pytest.approx(0.0, abs=0.02), topology
+            cell = cells[topology]
+            excess = cell.c3inh_override_rate_excess
+            if excess is None:  # no C3inh turn shares its stratum with another update turn
+                assert "c3inh_override_rate_excess" in cell.undefined, topology
+            else:
+                assert excess == pytest.approx(0.0, abs=0.02), topology
 
 
 def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
@@ -236,45 +238,17 @@ def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
                         assert p in (None, 1.0), (agent, topology, metric)
 
 
-def test_sticky_is_anchored_beyond_its_null_on_every_topology() -> None:
-    """Final answers are exchanged with comparable turns (entered with a right prior), not with
-    the turns it clings through, so the anchoring of a p=0.9 sticky agent shows on linear too."""
-    for topology in ("default", "linear", "tree"):
-        cell = results(1).models[f"biaslab/{STICKY}"][topology]
-        assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.1
-        assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.01
+def test_sticky_is_anchored_beyond_its_null_and_memoryless_agents_are_not() -> None:
+    """Final answers are exchanged with stable turns (entered with a right prior, gold kept),
+    never with the turns a clinging agent clings through."""
+    cell = results(1).models[f"biaslab/{STICKY}"]["default"]
+    assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.03
+    assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.05
     for seed in (1, 2):
         for agent in MEMORYLESS:
             for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
                 p = cell.anchoring_rate_null_p
                 assert p is None or p >= 0.01, (agent, topology)
-
-
-def test_strata_are_refined_only_where_other_turns_sit_beside_the_focus() -> None:
-    rows = pd.DataFrame(
-        {
-            "kind": ["entailment"] * 8,
-            "gold": ["no"] * 8,
-            "polarity": ["-"] * 8,
-            "wording": ["plain"] * 8,
-            "item_topology": ["linear"] * 8,
-            "item_difficulty": ["easy"] * 8,
-            # path a splits focus from every other turn: kept coarse; b leaves two beside two
-            "path": ["on", "on", "on", "on", "off", "off", "off", "off"],
-            "update_type": ["x", "x", "y", "y", "x", "x", "y", "y"],
-            "distance_bin": ["near"] * 8,
-        }
-    )
-    # two focus turns on-path, each beside one other turn of its kind: every refinement holds
-    focus = np.array([True, False, True, False, False, False, False, False])
-    columns = column_codes(rows, list(rows.columns))
-    codes = nested_strata(columns, focus)
-    assert [len(set(codes[i : i + 2])) for i in range(0, 8, 2)] == [1, 1, 1, 1]
-    assert len(set(codes[::2])) == 4
-    # every on-path turn is a focus turn: path is coarsened away, update kind still refines
-    coarse = nested_strata(columns, np.array([True] * 4 + [False] * 4))
-    assert coarse[0] == coarse[1] == coarse[4] == coarse[5]
-    assert coarse[2] == coarse[3] == coarse[6] == coarse[7] != coarse[0]
 
 
 def test_anchoring_subset_keeps_sections_whole() -> None:

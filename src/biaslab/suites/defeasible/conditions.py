@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-RESULTS_SCHEMA_VERSION = 4
+RESULTS_SCHEMA_VERSION = 5
 ENTAILMENT_KINDS = ("initial", "entailment")
 INHERITANCE_TOPOLOGIES = ("linear", "tree")
 POOLED = "inheritance"

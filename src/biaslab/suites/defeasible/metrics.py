@@ -175,6 +175,33 @@ def _bias_gap(
     out.put(f"bias_gap{suffix}_ci", res.ci, res.ci_reason or res.reason)
 
 
+def _no_prior_gap(
+    updates: pd.DataFrame, seed: np.random.SeedSequence, n_boot: int, out: Out
+) -> None:
+    """Accuracy where the update keeps a right "no" prior minus where it moves the gold off it:
+    the mirror of BiasGap for a model that clings to its "no" (no condition of the paper's)."""
+    right_no = (updates["prior"] == "no") & (updates["gold_before"] == "no")
+    kept = updates[right_no & (updates["gold"] == "no")]
+    overturned = updates[right_no & (updates["gold"] != "no")]
+    out.fields.update(n_kept_no=len(kept), n_overturned_no=len(overturned))
+    for key, rows, what in (
+        ("kept_no_accuracy", kept, "no update keeps a right 'no' prior"),
+        ("overturned_no_accuracy", overturned, "no update overturns a right 'no' prior"),
+    ):
+        out.put(key, float(rows["correct"].mean()) if len(rows) else None, what)
+    res = stats.bootstrap_mean_diff(
+        kept["correct"],
+        overturned["correct"],
+        kept["conversation"],
+        overturned["conversation"],
+        n_boot=n_boot,
+        seed=seed,
+    )
+    out.stat("bias_gap_no_prior", res)
+    out.put("bias_gap_no_prior", res.statistic, res.reason)
+    out.put("bias_gap_no_prior_ci", res.ci, res.ci_reason or res.reason)
+
+
 def _odds_ratio(
     c1: pd.DataFrame, c2: pd.DataFrame, seed: np.random.SeedSequence, n_boot: int, out: Out
 ) -> None:
@@ -326,8 +353,12 @@ def _bias_cell(ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_boot: int, 
     out.fields["n_flipping_sections"] = n_flip
     _override(updates, out)
     _metacognition(updates, out)
-    for name, result in bias_nulls(ent, key, seed, n_perm).items():
-        out.null(name, result)
+    _no_prior_gap(updates, seed_sequence(seed, "bias_gap_no_prior", *key), n_boot, out)
+    tested, candidates = {}, {}
+    for name, found in bias_nulls(ent, key, seed, n_perm).items():
+        out.null(name, found.result)
+        tested[name], candidates[name] = found.n_tested, found.n_candidates
+    out.fields.update(null_tested=tested, null_candidates=candidates)
     return out
 
 

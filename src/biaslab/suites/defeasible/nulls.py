@@ -1,33 +1,44 @@
-"""Every bias metric beside its null: what a memoryless answerer with the model's own accuracy
-profile would score (:func:`biaslab.stats.permutation_null`).
+"""Every bias metric beside its null: what an answerer with the model's own accuracy profile,
+but whose answer at an update does not depend on its own prior, would score
+(:func:`biaslab.stats.permutation_null`).
 
 Confirmation bias means the answer at an update depends on the model's own prior beyond what the
-update itself determines. So each turn keeps its congruence condition as observed (from the model's
-own prior) and the model's answers are exchanged among turns within strata of what the *current
-update alone* determines: always the gold answer after it, the revealed link's polarity and
-wording, topology and difficulty (:data:`BASE_STRATA`: a surface-cue shortcut answers from the
-sentence, so these are never coarsened), refined by on/off path, the kind of update and a distance
-bin (:data:`REFINEMENTS`) wherever the refinement leaves at least as many other turns beside the
-turns the metric is about (for BiasGap: the C2 turns, the revisions of the model's own "yes") as
-there are of those; elsewhere the refinement is coarsened away (:func:`nested_strata`). The gold
-*before* the update is deliberately not a stratum: for a model that tracks the conversation it is
-the prior itself, and conditioning on it would remove the very contrast BiasGap measures.
+update itself determines. A *revision* turn is one where the model's prior was right (it equals the
+gold before the update) and the update moves the gold away from it (C2: a "yes" defeated or
+withheld; the prior-no gap: a "no" overturned). A *stable* turn is one where the prior was right and
+the update keeps the gold. The null exchanges the answers of the revision turns with those of the
+stable turns of the same stratum, and nothing else:
 
-What is exchanged follows what each metric is computed on (:data:`BIAS_NULLS`):
+* Strata hold fixed everything the current update alone determines (:data:`BIAS_STRATA`): the gold
+  after it, the revealed link's polarity and wording, on/off path, the kind of update, the exact
+  distance, the update's position in its section (message index), topology and difficulty. Turns
+  that differ in any of these are never pooled; a revision turn whose stratum holds no stable turn
+  keeps its own answer (it cannot move the null), and the number of revision turns the null could
+  test is reported beside it (``null_tested``); a metric none of whose turns can be tested is
+  undefined with that reason.
+* The control turns of a gap (C1, or the stable prior-no turns) keep their answers: only the
+  revision side is compared with its stratum-mates, so a condition's null never borrows turns of
+  another condition (a "prior no -> gold yes" turn never enters the defeat null).
+* Stable turns, like revision turns, were entered with a right prior, so an error made earlier in
+  the conversation (or a per-item difficulty that made it) selects both alike.
 
-* BiasGap (pooled, defeat, withhold) and the odds ratio: the entailment answer, among comparable
-  update turns (see :func:`bias_nulls`).
+What the null absorbs: any accuracy profile over the strata columns (and per-item latents, through
+the common right-prior selection). What it deliberately does not absorb: the gold *before* the
+update and the section's history. Answering from the section's first gold, or from anything that
+was true earlier, fails revisions and not stable turns, and counts as perseverance: the null is not
+"what any answerer that never reads its own replies would get".
+
+Other metrics (:data:`BIAS_NULLS`):
+
 * know-but-don't-output: the entailment answer as for BiasGap; the effect answer stays with its
   turn. Its gold is the effect of the update, which moves with the gold *before* it, so exchanging
-  it among turns of one stratum would score a "no effect" answer given where nothing changed as a
-  wrong answer on a C2 turn.
+  it would score a "no effect" answer given where nothing changed as a wrong answer on a C2 turn.
 * C3 override: the effect answer, among every update turn of the stratum that shares the turn's
   effect gold (whatever the model's prior); C3inh override: the entailment answer, among every
-  update turn of the stratum. Among comparable turns alone a C3 or C3inh stratum holds little but
-  C3 or C3inh turns, and the null could never move.
+  update turn of the stratum. Among stable turns alone a C3 or C3inh stratum holds little but C3
+  or C3inh turns, and the null could never move.
 * anchoring: the openings' answers among openings, the flipping sections' final answers among
-  final turns and comparable update turns (never among turns entered with an already wrong prior,
-  which repeat a clinging agent's bias).
+  final turns and stable update turns of the same stratum.
 
 Metrics that contrast on- and off-path turns (signal ratio) or distances (confidence slopes) are
 exchanged within strata without that factor, since a stratum holding it fixed would make their
@@ -44,18 +55,25 @@ import pandas as pd
 
 from biaslab import stats
 from biaslab.seeding import seed_sequence
-from biaslab.suites.defeasible.conditions import ON, SHORT_CHAIN_MAX, WEAKENING
+from biaslab.suites.defeasible.conditions import ON, WEAKENING
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 N_PERM = 2_000
-#: what the current update alone determines and is never coarsened away
+#: what the current update alone determines: turns that differ in any of these are never pooled
+BIAS_STRATA = (
+    "kind",
+    "gold",
+    "polarity",
+    "wording",
+    "item_topology",
+    "item_difficulty",
+    "path",
+    "update_type",
+    "distance",
+    "update_index",
+)
+#: the strata of the signal-ratio and slope nulls (never coarsened either)
 BASE_STRATA = ("kind", "gold", "polarity", "wording", "item_topology", "item_difficulty")
-#: refinements of the strata, tried in this order, each kept only where it leaves at least
-#: :data:`MIN_BESIDE` times as many other turns beside the turns a metric is about
-REFINEMENTS = ("path", "update_type", "distance_bin")
-MIN_BESIDE = 1.0
-#: every stratum column a bias null may use, coarse to fine
-BIAS_STRATA = (*BASE_STRATA, *REFINEMENTS)
 #: signal ratio: on- and off-path turns are what it contrasts, so path is not a stratum, and
 #: distance (which alone may explain a confidence change) is
 SIGNAL_STRATA = (*BASE_STRATA, "distance")
@@ -75,64 +93,13 @@ def strata(rows: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     return stats.strata_codes({c: list(rows[c]) for c in columns})
 
 
-def distance_bin(distance: object) -> str:
-    """near (d <= 2, the paper's short chains), far, or none (no distance, e.g. distractors)."""
-    if distance is None or not isinstance(distance, int | float) or np.isnan(distance):
-        return "none"
-    return "near" if distance <= SHORT_CHAIN_MAX else "far"
-
-
 def column_codes(rows: pd.DataFrame, columns: Sequence[str]) -> dict[str, np.ndarray]:
     """Dense integer codes per strata column (sorted by the values' text: never row order)."""
     found = {}
     for column in columns:
-        _, inverse = np.unique(_texts(rows[column].astype(str)), return_inverse=True)
+        _, inverse = np.unique(np.array([str(v) for v in rows[column]]), return_inverse=True)
         found[column] = inverse.astype(np.intp).ravel()
     return found
-
-
-def _texts(column: pd.Series) -> np.ndarray:
-    """A text column as a NumPy array of whole strings. Under pandas 3's string dtype
-    ``Series.to_numpy(str)`` returns a one-character array ('yes->no' becomes 'y'), which silently
-    merged strata sharing a first letter and left the defeat/withhold splits without rows."""
-    return np.array([str(v) for v in column], dtype=str)
-
-
-def _dense(key: np.ndarray) -> np.ndarray:
-    return np.unique(key, return_inverse=True)[1].astype(np.intp).ravel()
-
-
-def nested_strata(
-    columns: Mapping[str, np.ndarray],
-    focus: np.ndarray,
-    base: Sequence[str] = BASE_STRATA,
-    refinements: Sequence[str] = REFINEMENTS,
-    min_beside: float = MIN_BESIDE,
-) -> np.ndarray:
-    """Stratum codes: ``base`` everywhere, refined by each of ``refinements`` in turn wherever
-    every finer stratum that holds ``focus`` turns (those a metric is about) also holds at least
-    ``min_beside`` times as many other turns; where a refinement would leave fewer, that stratum
-    keeps the coarser key. ``columns`` holds integer codes per column (:func:`column_codes`).
-    The choice reads only the strata columns and ``focus`` (the kept conditions), never the
-    answers being exchanged."""
-    n = len(focus)
-    label = np.zeros(n, dtype=np.intp)
-    for column in base:
-        label = _dense(label * (int(columns[column].max(initial=0)) + 1) + columns[column])
-    weights = focus.astype(float)
-    for column in refinements:
-        finer = _dense(label * (int(columns[column].max(initial=0)) + 1) + columns[column])
-        n_focus = np.bincount(finer, weights=weights)
-        n_other = np.bincount(finer, weights=1.0 - weights)
-        fine_ok = (n_focus == 0) | (n_other >= min_beside * n_focus)
-        parent = np.zeros(len(fine_ok), dtype=np.intp)
-        parent[finer] = label
-        group_ok = np.bincount(parent, weights=~fine_ok, minlength=int(label.max(initial=0)) + 1)
-        keep_fine = group_ok[label] == 0
-        label = _dense(
-            np.where(keep_fine, label * (len(fine_ok) + 1) + finer + 1, label * (len(fine_ok) + 1))
-        )
-    return label
 
 
 def _rate(hits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -156,15 +123,18 @@ class BiasRows:
     answers: np.ndarray  # (n, 2): entailment and effect answer codes
     #: the observed effect answers, which some metrics keep with their turn
     effect_answer: np.ndarray
-    #: update turns entered with a prior that is the gold before the update, plus C1 and C2
-    comparable: np.ndarray
+    #: update turns entered with a right prior (the gold before the update) that keeps its gold
+    stable: np.ndarray
+    #: update turns entered with a right "no" prior whose update keeps the gold at "no"
+    kept_no: np.ndarray
+    #: update turns entered with a right "no" prior whose update moves the gold off "no"
+    overturned_no: np.ndarray
     update: np.ndarray  # update turns (not openings)
     columns: dict[str, np.ndarray]  # integer codes of every strata column
 
     @classmethod
     def of(cls, ent: pd.DataFrame) -> BiasRows:
         rows = ent.reset_index(drop=True).copy()
-        rows["distance_bin"] = [distance_bin(d) for d in rows["distance"]]
         transition = rows["gold_before"].astype(str) + "->" + rows["gold"].astype(str)
         asked = rows["effect_predicted"].notna() | rows["effect_correct"].notna()
         opening: dict[tuple[str, int], int] = {}
@@ -185,20 +155,21 @@ class BiasRows:
             axis=1,
         )
         update = (rows["kind"] == "entailment").to_numpy(bool)
+        right_prior = rows["prior"].notna() & (rows["prior"] == rows["gold_before"])
+        right_no = right_prior & (rows["prior"] == "no")
         return cls(
             gold=codes(list(rows["gold"]), ENTAILMENT_LABELS),
             effect_gold=codes(list(rows["effect_gold"]), EFFECT_LABELS),
             condition=rows["condition"].fillna("").astype(str).to_numpy(),
-            transition=_texts(transition),
+            transition=np.array([str(t) for t in transition]),
             effect_asked=asked.to_numpy(bool),
             opening=np.array([opening[s] for s in flipping], dtype=np.intp),
             final=np.array([final[s] for s in flipping], dtype=np.intp),
             answers=answers,
             effect_answer=answers[:, 1].copy(),
-            comparable=update
-            & (
-                (rows["prior"] == rows["gold_before"]) | rows["condition"].isin(["C1", "C2"])
-            ).to_numpy(bool),
+            stable=update & (right_prior & (rows["gold"] == rows["gold_before"])).to_numpy(bool),
+            kept_no=update & (right_no & (rows["gold"] == "no")).to_numpy(bool),
+            overturned_no=update & (right_no & (rows["gold"] != "no")).to_numpy(bool),
             update=update,
             columns=column_codes(rows, (*BIAS_STRATA, "effect_gold")),
         )
@@ -216,7 +187,9 @@ class BiasRows:
             "effect_asked",
             "answers",
             "effect_answer",
-            "comparable",
+            "stable",
+            "kept_no",
+            "overturned_no",
             "update",
         )
         return BiasRows(
@@ -235,9 +208,9 @@ class BiasRows:
     def correct(self, perm: np.ndarray) -> np.ndarray:
         return perm[..., 0] == self.gold
 
-    def accuracy_gap(self, c2: np.ndarray) -> Metric:
-        c1 = self.mask("C1")
-        return lambda perm: _rate(self.correct(perm), c1) - _rate(self.correct(perm), c2)
+    def accuracy_gap(self, control: np.ndarray, revision: np.ndarray) -> Metric:
+        """Accuracy on the ``control`` rows minus accuracy on the ``revision`` rows."""
+        return lambda perm: _rate(self.correct(perm), control) - _rate(self.correct(perm), revision)
 
     def odds_ratio(self) -> Metric:
         c1, c2 = self.mask("C1"), self.mask("C2")
@@ -279,9 +252,12 @@ class BiasRows:
 
     def metrics(self) -> dict[str, Metric]:
         return {
-            "bias_gap": self.accuracy_gap(self.mask("C2")),
-            "bias_gap_defeat": self.accuracy_gap(self.mask("C2", "yes->no")),
-            "bias_gap_withhold": self.accuracy_gap(self.mask("C2", "yes->unknown")),
+            "bias_gap": self.accuracy_gap(self.mask("C1"), self.mask("C2")),
+            "bias_gap_defeat": self.accuracy_gap(self.mask("C1"), self.mask("C2", "yes->no")),
+            "bias_gap_withhold": self.accuracy_gap(
+                self.mask("C1"), self.mask("C2", "yes->unknown")
+            ),
+            "bias_gap_no_prior": self.accuracy_gap(self.kept_no, self.overturned_no),
             "odds_ratio": self.odds_ratio(),
             "anchoring_rate": self.anchoring(),
             "c3_override_rate": self.c3_override(),
@@ -292,24 +268,37 @@ class BiasRows:
 
 @dataclass(frozen=True)
 class NullDesign:
-    """Which turns a metric's null exchanges answers among, and in which strata."""
+    """Which turns a metric's null exchanges answers among (always within :data:`BIAS_STRATA`)."""
 
-    #: the rows the metric counts
-    counted: Callable[[BiasRows], np.ndarray]
-    #: the turns whose answers are exchanged (counted rows are always among them)
-    pool: Callable[[BiasRows], np.ndarray]
-    #: the turns the strata keep other turns beside (see :func:`nested_strata`)
-    focus: Callable[[BiasRows], np.ndarray]
-    #: strata columns never coarsened
-    base: tuple[str, ...] = BASE_STRATA
+    #: the rows whose answers are tested: exchanged with the ``companions`` of their stratum
+    tested: Callable[[BiasRows], np.ndarray]
+    #: the turns the tested rows' answers are exchanged with (never counted by the metric)
+    companions: Callable[[BiasRows], np.ndarray]
+    #: rows the metric counts that keep their own answers (a gap's control side)
+    fixed: Callable[[BiasRows], np.ndarray] | None = None
+    #: extra strata columns beside :data:`BIAS_STRATA`
+    extra: tuple[str, ...] = ()
 
 
-def _gap(transition: str | None) -> NullDesign:
+Mask = Callable[[BiasRows], np.ndarray]
+
+
+def _gap(control: Mask, revision: Mask) -> NullDesign:
+    """A gap's null: the revision turns exchanged with the stable turns of their stratum; the
+    control turns keep their answers."""
     return NullDesign(
-        counted=lambda r: r.mask("C1") | r.mask("C2", transition),
-        pool=lambda r: r.comparable,
-        focus=lambda r: r.mask("C2"),
+        tested=revision,
+        companions=lambda r: r.stable & ~revision(r) & ~control(r),
+        fixed=control,
     )
+
+
+def _c1(r: BiasRows) -> np.ndarray:
+    return r.mask("C1")
+
+
+def _c2(transition: str | None) -> Mask:
+    return lambda r: r.mask("C2", transition)
 
 
 def _sections(r: BiasRows) -> np.ndarray:
@@ -321,67 +310,102 @@ def _sections(r: BiasRows) -> np.ndarray:
 
 #: the null design of every confirmation-bias metric (see the module docstring)
 BIAS_NULLS: Mapping[str, NullDesign] = {
-    "bias_gap": _gap(None),
-    "bias_gap_defeat": _gap("yes->no"),
-    "bias_gap_withhold": _gap("yes->unknown"),
-    "odds_ratio": _gap(None),
+    "bias_gap": _gap(_c1, _c2(None)),
+    "bias_gap_defeat": _gap(_c1, _c2("yes->no")),
+    "bias_gap_withhold": _gap(_c1, _c2("yes->unknown")),
+    "bias_gap_no_prior": _gap(lambda r: r.kept_no, lambda r: r.overturned_no),
+    "odds_ratio": _gap(_c1, _c2(None)),
     "know_but_dont_output": NullDesign(
-        counted=lambda r: r.mask("C2") & r.effect_asked,
-        pool=lambda r: r.comparable,
-        focus=lambda r: r.mask("C2"),
+        tested=lambda r: r.mask("C2") & r.effect_asked,
+        companions=lambda r: r.stable & ~r.mask("C2") & ~r.mask("C1"),
     ),
     "c3_override_rate": NullDesign(
-        counted=lambda r: r.mask("C3") & r.effect_asked,
-        pool=lambda r: r.update & (r.effect_gold >= 0),
-        focus=lambda r: r.mask("C3") & r.effect_asked,
-        base=(*BASE_STRATA, "effect_gold"),
+        tested=lambda r: r.mask("C3") & r.effect_asked,
+        companions=lambda r: r.update & (r.effect_gold >= 0) & ~r.mask("C3"),
+        extra=("effect_gold",),
     ),
     "c3inh_override_rate": NullDesign(
-        counted=lambda r: r.mask("C3inh"),
-        pool=lambda r: r.update,
-        focus=lambda r: r.mask("C3inh"),
+        tested=lambda r: r.mask("C3inh"),
+        companions=lambda r: r.update & ~r.mask("C3inh"),
     ),
     "anchoring_rate": NullDesign(
-        counted=_sections,
-        pool=lambda r: _sections(r) | r.comparable,
-        focus=_sections,
+        tested=_sections,
+        companions=lambda r: r.stable & ~_sections(r),
     ),
 }
 
 
-def _null(
-    full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: int
-) -> stats.PermutationNullResult:
+@dataclass(frozen=True)
+class TestedNull:
+    """A metric's null and how many of its tested turns had a stratum-mate to be exchanged with."""
+
+    result: stats.PermutationNullResult
+    #: tested turns whose stratum holds a companion (the only ones the null can move)
+    n_tested: int
+    #: every turn the null would test
+    n_candidates: int
+
+
+def strata_of(columns: Mapping[str, np.ndarray], names: Sequence[str]) -> np.ndarray:
+    """One dense stratum code per row: the combination of the ``names`` columns' codes."""
+    stacked = np.stack([columns[name] for name in names], axis=1)
+    return np.unique(stacked, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
+
+
+def _untestable(name: str, n_rows: int, any_tested: bool) -> stats.PermutationNullResult:
+    reason = (
+        f"no turn {name} tests shares its stratum ({', '.join(BIAS_STRATA)}) with a turn its "
+        "answer could be exchanged with"
+        if any_tested
+        else f"no turn for {name} to test"
+    )
+    return stats.PermutationNullResult(
+        method="stratified permutation null",
+        n=n_rows,
+        alternative="greater",
+        n_perm=0,
+        n_strata=0,
+        n_exchangeable=0,
+        defined=False,
+        reason=reason,
+    )
+
+
+def _null(full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: int) -> TestedNull:
     design = BIAS_NULLS[name]
-    pool = design.pool(full) | design.counted(full)
-    rows = full.subset(pool)
-    codes_ = nested_strata(rows.columns, design.focus(rows), design.base)
-    # only strata that hold a counted turn can move the metric
-    moving = np.isin(codes_, codes_[design.counted(rows)])
-    if not moving.all():
-        rows, codes_ = rows.subset(moving), codes_[moving]
-    return stats.permutation_null(
+    tested = design.tested(full)
+    companions = design.companions(full) & ~tested
+    codes_ = strata_of(full.columns, (*BIAS_STRATA, *design.extra))
+    # a tested turn can move only if its stratum holds a companion; companions matter only in
+    # strata that hold a tested turn; every other counted turn keeps its own answer
+    testable = tested & np.isin(codes_, codes_[companions])
+    moving = testable | (companions & np.isin(codes_, codes_[testable]))
+    fixed = tested & ~testable
+    if design.fixed is not None:
+        fixed |= design.fixed(full) & ~moving
+    if not testable.any():
+        return TestedNull(
+            _untestable(name, int(tested.sum()), bool(tested.any())), 0, int(tested.sum())
+        )
+    rows = full.subset(moving | fixed)
+    kept = codes_[moving | fixed]
+    alone = fixed[moving | fixed]
+    kept = np.where(alone, int(kept.max(initial=0)) + 1 + np.arange(len(kept)), kept)
+    result = stats.permutation_null(
         rows.answers,
-        codes_,
+        kept,
         rows.metrics()[name],
         seed=seed_sequence(seed, "null", name, *key),
         n_perm=n_perm,
         name=name,
     )
+    return TestedNull(result, int(testable.sum()), int(tested.sum()))
 
 
 def bias_nulls(
     ent: pd.DataFrame, key: tuple[str, ...], seed: int, n_perm: int = N_PERM
-) -> dict[str, stats.PermutationNullResult]:
-    """The permutation null of every confirmation-bias metric of one cell (:data:`BIAS_NULLS`).
-
-    Comparable update turns are every C1 and C2 turn and the other update turns whose prior (the
-    model's own previous answer) equals the gold before the update. Turns entered with an already
-    wrong prior (C0 "prior already wrong") carry the model's earlier error, not the current
-    update's difficulty: for a memoryless answerer they are as exchangeable as any (so leaving
-    them out keeps the null valid), but for an agent that clings to its belief they repeat the
-    bias itself and would hide it.
-    """
+) -> dict[str, TestedNull]:
+    """The permutation null of every confirmation-bias metric of one cell (:data:`BIAS_NULLS`)."""
     full = BiasRows.of(ent)
     return {name: _null(full, name, key, seed, n_perm) for name in BIAS_NULLS}
 
@@ -492,14 +516,13 @@ __all__ = [
     "BIAS_NULLS",
     "BIAS_STRATA",
     "N_PERM",
-    "REFINEMENTS",
     "SIGNAL_STRATA",
     "SLOPE_STRATA",
     "BiasRows",
+    "TestedNull",
     "bias_nulls",
     "column_codes",
-    "distance_bin",
     "distance_nulls",
-    "nested_strata",
     "signal_ratio_null",
+    "strata_of",
 ]

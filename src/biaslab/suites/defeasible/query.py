@@ -31,10 +31,10 @@ def resolve_file(
     prop = prop or (query.property if query else None)
     if not subject or not prop:
         raise BiaslabError(f'{network}: no query (add "query": {{"subject": …, "property": …}})')
-    nodes = set(net.nodes)
-    for role, name in (("subject", subject), ("property", prop)):
-        if name not in nodes:
-            raise BiaslabError(f"{network}: the {role} {name!r} is not a node of the network")
+    if subject not in set(net.nodes):
+        raise BiaslabError(f"{network}: the subject {subject!r} is not a node of the network")
+    if prop not in set(net.nodes):  # nothing states it: unknown, as the library answers
+        print(f"note: the property {prop!r} is not a node of the network", file=sys.stderr)
     if not as_json:
         print(resolve_query(net, subject, prop))
         return

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from biaslab.card import round_up
 from biaslab.report.tables import markdown_table, text_table
+from biaslab.suites.defeasible.card import cautions, permutation_floor
 from biaslab.suites.defeasible.conditions import ALL_DIFFICULTIES, CONDITIONS, ICC_BOOT, POOLED
 from biaslab.suites.defeasible.results import (
     CellResult,
@@ -25,51 +27,61 @@ from biaslab.suites.defeasible.results import (
 #: a table: title, then (column header, attribute path) pairs; "ci.0"/"ci.1" index into a tuple
 Spec = tuple[str, tuple[tuple[str, str], ...]]
 
+
+def _split_columns(label: str, metric: str, count: str) -> tuple[tuple[str, str], ...]:
+    """One gap's columns, each named after its gap (no two columns share a name)."""
+    return (
+        (f"n {label}", f"#{count}"),
+        (f"{label} tested", f"#null_tested.{metric}"),
+        (f"{label} gap", metric),
+        (f"{label} gap CI", f"{metric}_ci"),
+        (f"{label} null mean", f"{metric}_null"),
+        (f"{label} null band", f"band:{metric}"),
+        (f"{label} excess", f"{metric}_excess"),
+        (f"{label} p", f"p:{metric}"),
+    )
+
+
 _NULL_GAP_SPEC: Spec = (
-    "Confirmation bias beside its null: excess BiasGap, defeat (yes->no) and withhold "
-    "(yes->unknown)",
+    "Confirmation bias beside its null: BiasGap, defeat (yes->no) and withhold (yes->unknown); "
+    "excess = gap - null mean; p = one-sided permutation p; tested = revision turns the null "
+    "could exchange (a stable turn shares their stratum)",
     (
-        ("n C1", "conditions.C1.n"),
-        ("n defeat", "c2_by_transition.yes->no.n"),
-        ("defeat gap", "bias_gap_defeat"),
-        ("null lo", "bias_gap_defeat_null_lo"),
-        ("null hi", "bias_gap_defeat_null_hi"),
-        ("excess", "bias_gap_defeat_excess"),
-        ("p", "bias_gap_defeat_null_p"),
-        ("n withhold", "c2_by_transition.yes->unknown.n"),
-        ("withhold gap", "bias_gap_withhold"),
-        ("null lo", "bias_gap_withhold_null_lo"),
-        ("null hi", "bias_gap_withhold_null_hi"),
-        ("excess", "bias_gap_withhold_excess"),
-        ("p", "bias_gap_withhold_null_p"),
-        ("n C2", "conditions.C2.n"),
-        ("pooled gap", "bias_gap"),
-        ("excess", "bias_gap_excess"),
-        ("p", "bias_gap_null_p"),
+        ("n C1", "#condition_counts.C1"),
+        *_split_columns("defeat", "bias_gap_defeat", "c2_by_transition.yes->no.n"),
+        *_split_columns("withhold", "bias_gap_withhold", "c2_by_transition.yes->unknown.n"),
+        *_split_columns("pooled", "bias_gap", "condition_counts.C2"),
+        ("cautions", "cautions"),
     ),
 )
 _NULL_OTHER_SPEC: Spec = (
     "Other bias metrics beside their nulls (excess = observed - null mean; p = permutation p)",
     (
+        ("n kept no", "#n_kept_no"),
+        *_split_columns("prior-no", "bias_gap_no_prior", "n_overturned_no"),
         ("OR", "odds_ratio"),
-        ("OR null", "odds_ratio_null"),
-        ("OR p", "odds_ratio_null_p"),
-        ("n flipping", "n_flipping_sections"),
+        ("OR null mean", "odds_ratio_null"),
+        ("OR p", "p:odds_ratio"),
+        ("n flipping", "#n_flipping_sections"),
         ("Anch.", "anchoring_rate"),
+        ("Anch. null mean", "anchoring_rate_null"),
         ("Anch. excess", "anchoring_rate_excess"),
-        ("Anch. p", "anchoring_rate_null_p"),
-        ("n C3", "conditions.C3.n_effect"),
+        ("Anch. p", "p:anchoring_rate"),
+        ("n C3 eff", "#conditions.C3.n_effect"),
         ("C3-ovr", "c3_override_rate"),
-        ("excess", "c3_override_rate_excess"),
-        ("p", "c3_override_rate_null_p"),
-        ("n C3inh", "conditions.C3inh.n"),
+        ("C3-ovr null mean", "c3_override_rate_null"),
+        ("C3-ovr excess", "c3_override_rate_excess"),
+        ("C3-ovr p", "p:c3_override_rate"),
+        ("n C3inh", "#condition_counts.C3inh"),
         ("C3inh-ovr", "c3inh_override_rate"),
-        ("excess", "c3inh_override_rate_excess"),
-        ("p", "c3inh_override_rate_null_p"),
-        ("n C2 eff", "conditions.C2.n_effect"),
+        ("C3inh-ovr null mean", "c3inh_override_rate_null"),
+        ("C3inh-ovr excess", "c3inh_override_rate_excess"),
+        ("C3inh-ovr p", "p:c3inh_override_rate"),
+        ("n C2 eff", "#conditions.C2.n_effect"),
         ("know-not-output", "know_but_dont_output"),
-        ("excess", "know_but_dont_output_excess"),
-        ("p", "know_but_dont_output_null_p"),
+        ("KNO null mean", "know_but_dont_output_null"),
+        ("KNO excess", "know_but_dont_output_excess"),
+        ("KNO p", "p:know_but_dont_output"),
     ),
 )
 _BIAS_SPEC: Spec = (
@@ -189,8 +201,32 @@ def _get(obj: Any, path: str) -> Any:
     return obj
 
 
+def _value(obj: Any, path: str) -> Any:
+    """:func:`_get`, plus: ``#path`` a count (0, never "n/a", when absent), ``band:metric`` the
+    null's central band, ``p:metric`` the permutation p with its floor shown as "< floor",
+    ``cautions`` the cell's thin-cell cautions."""
+    if path.startswith("#"):
+        return _get(obj, path[1:]) or 0
+    if path.startswith("band:"):
+        lo, hi = _get(obj, f"{path[5:]}_null_lo"), _get(obj, f"{path[5:]}_null_hi")
+        return None if lo is None or hi is None else (lo, hi)
+    if path.startswith("p:"):
+        return _p_cell(obj, path[2:])
+    if path == "cautions":
+        return "; ".join(cautions(obj)) if isinstance(obj, TopologyResult) else None
+    return _get(obj, path)
+
+
+def _p_cell(cell: Any, metric: str) -> Any:
+    p = _get(cell, f"{metric}_null_p")
+    floor = permutation_floor(cell, metric) if isinstance(cell, TopologyResult) else None
+    if p is None or floor is None or p > floor * (1 + 1e-9):
+        return p
+    return f"< {round_up(floor)}"
+
+
 def _keyed_rows(keyed: Iterable[tuple[tuple[str, ...], Any]], spec: Spec) -> list[list[Any]]:
-    return [[*key, *(_get(obj, path) for _, path in spec[1])] for key, obj in keyed]
+    return [[*key, *(_value(obj, path) for _, path in spec[1])] for key, obj in keyed]
 
 
 def _cells(results: DefeasibleResults) -> list[tuple[tuple[str, ...], TopologyResult]]:
@@ -533,9 +569,15 @@ def _c0_section(results: DefeasibleResults) -> list[str]:
 
 
 _INTRO = (
-    "The confirmation-bias metrics lead, each beside its null: what a memoryless answerer with "
-    "the model's own accuracy profile would get (grey bands in the figures); `excess` = observed "
-    "minus the null mean, `p` = the permutation p-value. "
+    "The confirmation-bias metrics lead, each beside its null: what an answerer with the "
+    "model's own accuracy profile over the update's strata, whose answer does not depend on its "
+    "own prior, would get (grey bands in the figures). The null keeps the gold before the "
+    "update out of its strata, so answering from what was true earlier in the section (e.g. the "
+    "section opening's gold) counts as perseverance: it is not what any answerer without memory "
+    "of its own replies would get (Decisions: nulls). `excess` = observed minus the null mean, "
+    "`p` = the permutation p-value; at its floor 1/(B+1) for B permutations it reads "
+    '"< floor"; `tested` counts the revision turns the null could exchange with a stable turn '
+    "of their stratum; `cautions` flag cells resting on few turns. "
     "Entailment accuracy covers the initial and update questions (gold from the skeptical "
     "inheritance resolver); effect accuracy covers the strengthen/weaken/no-effect questions. "
     "`majority` is the accuracy of always giving the most frequent gold entailment answer. "

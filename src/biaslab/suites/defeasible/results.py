@@ -66,6 +66,11 @@ class BiasNulls(_Frozen):
     bias_gap_withhold_null_hi: float | None = None
     bias_gap_withhold_excess: float | None = None
     bias_gap_withhold_null_p: float | None = None
+    bias_gap_no_prior_null: float | None = None
+    bias_gap_no_prior_null_lo: float | None = None
+    bias_gap_no_prior_null_hi: float | None = None
+    bias_gap_no_prior_excess: float | None = None
+    bias_gap_no_prior_null_p: float | None = None
     odds_ratio_null: float | None = None
     odds_ratio_null_lo: float | None = None
     odds_ratio_null_hi: float | None = None
@@ -91,6 +96,11 @@ class BiasNulls(_Frozen):
     know_but_dont_output_null_hi: float | None = None
     know_but_dont_output_excess: float | None = None
     know_but_dont_output_null_p: float | None = None
+    #: metric -> the turns its null tests (C2 turns for BiasGap) whose stratum holds a turn to
+    #: exchange their answer with: only these can move the null
+    null_tested: dict[str, int] = Field(default_factory=dict)
+    #: metric -> every turn its null would test, testable or not
+    null_candidates: dict[str, int] = Field(default_factory=dict)
 
 
 class TopologyResult(BiasNulls, CellResult):
@@ -112,6 +122,14 @@ class TopologyResult(BiasNulls, CellResult):
     bias_gap_defeat_ci: tuple[float, float] | None = None
     bias_gap_withhold: float | None = None
     bias_gap_withhold_ci: tuple[float, float] | None = None
+    #: the same gap for a "no" prior: accuracy where the update keeps a right "no" minus where it
+    #: moves the gold off a right "no" (the mirror construct: clinging to a "no")
+    kept_no_accuracy: float | None = None
+    overturned_no_accuracy: float | None = None
+    n_kept_no: int = 0
+    n_overturned_no: int = 0
+    bias_gap_no_prior: float | None = None
+    bias_gap_no_prior_ci: tuple[float, float] | None = None
     odds_ratio: float | None = None
     odds_ratio_ci: tuple[float, float] | None = None
     mcnemar_p: float | None = None
