@@ -189,7 +189,9 @@ def render_turns(
         section = plan.sections[event.section]
         hypothesis = section.hypothesis
         entail_q = entailment_question(renderer, hypothesis)
-        meta = {**_turn_meta(event, renderer), "reveal": section.reveal}
+        statement = event.update.statement if event.update is not None else None
+        sentence = renderer.sentence(statement) if statement is not None else None
+        meta = {**turn_meta(event, sentence), "reveal": section.reveal}
         if event.update is None:
             update_index = 0
             turns.append(
@@ -198,15 +200,14 @@ def render_turns(
             continue
         meta["update_index"] = update_index
         update_index += 1
-        sentence = str(meta["statement"])
         effect_q = effect_question(renderer, hypothesis)
         questions = [("entailment", entail_q)] + ([("effect", effect_q)] if asks_effect else [])
         if reversed_order:
             questions.reverse()
         for number, (kind, question) in enumerate(questions):
-            prompt = update_message(sentence, question) if number == 0 else question
-            turn_meta = meta if number == 0 else {**meta, "added": [], "removed": []}
-            turns.append(_turn(turns, prompt, kind, event, turn_meta))
+            prompt = update_message(str(sentence), question) if number == 0 else question
+            asked = meta if number == 0 else {**meta, "added": [], "removed": []}
+            turns.append(_turn(turns, prompt, kind, event, asked))
     return turns
 
 
@@ -234,7 +235,8 @@ def _turn(turns: list[Turn], prompt: str, kind: str, event: Labelled, meta: dict
     return Turn(index=len(turns), prompt=prompt, kind=kind, labels=labels, gold=gold, meta=meta)
 
 
-def _turn_meta(event: Labelled, renderer: Renderer) -> dict[str, Any]:
+def turn_meta(event: Labelled, sentence: str | None) -> dict[str, Any]:
+    """What the analysis needs of one labelled event (``sentence``: the update as worded)."""
     update = event.update
     statement = update.statement if update is not None else None
     return {
@@ -250,20 +252,42 @@ def _turn_meta(event: Labelled, renderer: Renderer) -> dict[str, Any]:
         "on_path": event.on_path,
         "serial": update.serial if update is not None else None,
         "node": event.node,
-        "statement": renderer.sentence(statement) if statement is not None else None,
-        "wording": _wording(statement),
+        "statement": sentence,
+        "wording": wording(statement),
         "source": statement.source if isinstance(statement, Claim) else None,
         "added": [link.to_dict() for link in event.added],
         "removed": [link.to_dict() for link in event.removed],
     }
 
 
-def _wording(statement: Statement | None) -> str | None:
+def wording(statement: Statement | None) -> str | None:
     if statement is None:
         return None
     if isinstance(statement, ExceptionFact):
         return "exception"
     return "claim" if isinstance(statement, Claim) else "plain"
+
+
+def structure_meta(plan: Plan, network: Network) -> dict[str, Any]:
+    """The conversation's sections and final network, as every item records them."""
+    return {
+        "sections": [
+            {
+                "section": s.index,
+                "subject": s.hypothesis.subject,
+                "property": s.hypothesis.prop,
+                "kind": s.kind,
+                "reveal": s.reveal,
+                "n_updates": len(s.updates),
+            }
+            for s in plan.sections
+        ],
+        "n_sections": len(plan.sections),
+        "n_updates": sum(len(s.updates) for s in plan.sections),
+        "n_nodes": len(network.nodes),
+        "n_links": len(network.links),
+        "network": network.to_dict(),
+    }
 
 
 def item_meta(
@@ -283,23 +307,8 @@ def item_meta(
         "domain": plan.domain.name,
         "seed": seed,
         "index": index,
-        "sections": [
-            {
-                "section": s.index,
-                "subject": s.hypothesis.subject,
-                "property": s.hypothesis.prop,
-                "kind": s.kind,
-                "reveal": s.reveal,
-                "n_updates": len(s.updates),
-            }
-            for s in plan.sections
-        ],
-        "n_sections": len(plan.sections),
-        "n_updates": sum(len(s.updates) for s in plan.sections),
-        "n_nodes": len(network.nodes),
-        "n_links": len(network.links),
         **{key: value for key, value in plan.meta.items() if key != "shape"},
-        "network": network.to_dict(),
+        **structure_meta(plan, network),
     }
 
 

@@ -54,9 +54,10 @@ from biaslab.suites.defeasible.conversation import (
     Section,
     Statement,
     Update,
-    polarity,
 )
-from biaslab.suites.defeasible.labelling import Labelled, Plan, label_plan
+from biaslab.suites.defeasible.generate import structure_meta
+from biaslab.suites.defeasible.generate import turn_meta as generated_turn_meta
+from biaslab.suites.defeasible.labelling import Labelled, Plan, label_plan, on_path
 from biaslab.suites.defeasible.lexicon import Domain
 from biaslab.suites.defeasible.network import Network, NetworkError
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS, SYSTEM_PROMPTS
@@ -529,7 +530,7 @@ def disagreement(
     if (
         theirs == "no"
         and ours == "unknown"
-        and _broken_chain(event, network, hypothesis.subject, hypothesis.prop)
+        and _broken_chain(network, hypothesis.subject, hypothesis.prop)
     ):
         return (
             "a chain broken by a negative link: the original answers no beyond the break "
@@ -542,27 +543,12 @@ def disagreement(
     return "opposite conclusions: specificity or source priority weighed differently"
 
 
-def _broken_chain(event: Labelled, network: Network, subject: str, prop: str) -> bool:
-    """Whether a negative link leaves the subject's positive reach toward a node that reaches the
-    property positively ("x is not B; B's are generally C": C is unknown, not denied)."""
-    reach = {subject}
-    stack = [subject]
-    while stack:
-        for link in network.out_links(stack.pop()):
-            if link.positive and link.dst not in reach:
-                reach.add(link.dst)
-                stack.append(link.dst)
-    feeds = set()
-    stack = [prop]
-    while stack:
-        for link in network.in_links(stack.pop()):
-            if link.positive and link.src not in feeds:
-                feeds.add(link.src)
-                stack.append(link.src)
+def _broken_chain(network: Network, subject: str, prop: str) -> bool:
+    """Whether a negative link on a route from the subject ends short of the property ("x is not
+    B; B's are generally C": C is unknown, not denied)."""
     return any(
-        not link.positive and link.dst in feeds
-        for node in reach
-        for link in network.out_links(node)
+        not link.positive and link.dst != prop and on_path(network, subject, prop, link)
+        for link in network.links
     )
 
 
@@ -690,7 +676,9 @@ def conversation_item(
         labels = EFFECT_LABELS if question.kind == "effect" else ENTAILMENT_LABELS
         first = event_number not in asked_about
         asked_about.add(event_number)
-        turn_meta = _turn_meta(event, drafted.sentences.get(event_number), first)
+        turn_meta = generated_turn_meta(event, drafted.sentences.get(event_number))
+        if not first:  # the update's links belong to the first question asked about it
+            turn_meta.update(added=[], removed=[])
         if event.update is not None:
             turn_meta["update_index"] = event_number - opened[event.section] - 1
         turn_meta["reveal"] = str(question.user.get("reveal_mode") or "serial")
@@ -725,38 +713,6 @@ def conversation_item(
     )
 
 
-def _turn_meta(event: Labelled, sentence: str | None, first: bool) -> dict[str, Any]:
-    update = event.update
-    statement = update.statement if update is not None else None
-    return {
-        "section": event.section,
-        "update_index": None,
-        "update_type": event.update_type,
-        "polarity": polarity(statement) if statement is not None else None,
-        "gold_before": event.gold_before,
-        "gold_after": event.gold,
-        "effect": event.effect,
-        "distance": event.distance,
-        "distance_to_property": event.distance_to_property,
-        "on_path": event.on_path,
-        "serial": update.serial if update is not None else None,
-        "node": event.node,
-        "statement": sentence,
-        "wording": _wording(statement),
-        "source": statement.source if isinstance(statement, Claim) else None,
-        "added": [link.to_dict() for link in event.added] if first else [],
-        "removed": [link.to_dict() for link in event.removed] if first else [],
-    }
-
-
-def _wording(statement: Statement | None) -> str | None:
-    if statement is None:
-        return None
-    if isinstance(statement, ExceptionFact):
-        return "exception"
-    return "claim" if isinstance(statement, Claim) else "plain"
-
-
 def _item_meta(
     cid: str,
     topology: Topology,
@@ -781,22 +737,7 @@ def _item_meta(
         "seed": None,
         "index": index,
         "original_id": cid,
-        "sections": [
-            {
-                "section": s.index,
-                "subject": s.hypothesis.subject,
-                "property": s.hypothesis.prop,
-                "kind": s.kind,
-                "reveal": s.reveal,
-                "n_updates": len(s.updates),
-            }
-            for s in plan.sections
-        ],
-        "n_sections": len(plan.sections),
-        "n_updates": sum(len(s.updates) for s in plan.sections),
-        "n_nodes": len(network.nodes),
-        "n_links": len(network.links),
-        "network": network.to_dict(),
+        **structure_meta(plan, network),
     }
 
 
