@@ -67,6 +67,7 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
 
     from biaslab.orchestrate import task_factory
     from biaslab.suites.registry import get_suite
+    from biaslab.task_settings import roles_given_at_eval
 
     tasks = []
     for suite in spec.suites:
@@ -77,7 +78,8 @@ def grid_tasks(spec: GridSpec) -> list[Any]:
                 roles = judge_for(spec, roles_needed, model, suite)
                 params = dict(spec.params.get(suite, {}))
                 n = int(params.pop("n")) if "n" in params else spec.n
-                task = factory(preset=None, n=n, seed=seed, **params)
+                with roles_given_at_eval():
+                    task = factory(preset=None, n=n, seed=seed, **params)
                 if roles:
                     task_with(task, model=model, model_roles=dict(roles))
                 else:

@@ -21,6 +21,7 @@ import click
 
 from biaslab.errors import BiaslabError
 from biaslab.runs import missing_role_message
+from biaslab.task_settings import roles_given_at_eval
 
 
 def fail(message: str) -> NoReturn:
@@ -164,7 +165,8 @@ def run_suite(
         check_model(model)
     factory = task_factory(suite)
     arguments = {"preset": preset, "n": n, "seed": seed, **params}
-    task = factory(**arguments)
+    with roles_given_at_eval():
+        task = factory(**arguments)
     task_args = recorded_task_args(factory, arguments)
     specs = {m: runs.RunSpec(task.name, task_args, m, roles, limit) for m in models}
     every_model = [*models, *role_models]

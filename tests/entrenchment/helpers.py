@@ -12,6 +12,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from biaslab.frames import frame_at
 from biaslab.runner import suite_task
+from biaslab.task_settings import roles_given_at_eval
 
 
 def out(text: str) -> ModelOutput:
@@ -37,7 +38,8 @@ def run(
     seed: int = 0,
     **params: str,
 ) -> tuple[Any, pd.DataFrame | None]:
-    task = suite_task("entrenchment", n=n, seed=seed, params=params)
+    with roles_given_at_eval():  # the roles are given to the eval below
+        task = suite_task("entrenchment", n=n, seed=seed, params=params)
     roles = {"judge": judge} if judge is not None else None
     [log] = inspect_eval(
         task, model=model, model_roles=roles, log_dir=str(log_dir), display="none",

@@ -37,6 +37,7 @@ from biaslab.suites.entrenchment.pipeline import (
     run_request,
     trajectory_record,
 )
+from biaslab.task_settings import roles_come_at_eval
 from biaslab.tasks import TaskArgumentError, TaskSettings, item_dataset, task_metadata
 
 
@@ -132,6 +133,8 @@ def _check_judge_role() -> None:
 
     from inspect_ai.model._model import _model_roles
 
+    if roles_come_at_eval():
+        return
     if _model_roles in contextvars.copy_context() and "judge" not in model_roles():
         raise TaskArgumentError(NO_JUDGE)
 
