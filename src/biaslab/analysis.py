@@ -212,3 +212,38 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
         for model in models
     )
     return BiasCard(methods=tuple(columns), rows=rows, notes=notes)
+
+
+#: the columns of the provenance table, in the terminal and in the report
+PROVENANCE_HEADER = (
+    "log",
+    "status",
+    "suite",
+    "model",
+    "kind",
+    "roles",
+    "seed",
+    "preset",
+    "samples",
+)
+
+
+def provenance_cells(row: ProvenanceRow, *, markdown: bool = False) -> list[Any]:
+    """One log's provenance row: a plain one for the terminal, or with the file name as code and
+    ``used of total`` for Markdown."""
+    used = (
+        f"{row.samples_used} of {row.samples_total}"
+        if markdown
+        else f"{row.samples_used}/{row.samples_total}"
+    )
+    return [
+        f"`{row.file}`" if markdown else row.file,
+        row.status,
+        row.suite,
+        row.model,
+        model_kind(row.model),
+        row.roles or "none",
+        row.seed,
+        row.preset or "default",
+        used,
+    ]

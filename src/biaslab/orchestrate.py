@@ -392,25 +392,11 @@ def analyse_path(
 
 
 def provenance_table(analysis: Any) -> str:
-    from biaslab.kinds import model_kind
+    from biaslab.analysis import PROVENANCE_HEADER, provenance_cells
     from biaslab.report.tables import text_table
 
-    header = ["log", "status", "suite", "model", "kind", "roles", "seed", "preset", "samples"]
-    rows = [
-        [
-            r.file,
-            r.status,
-            r.suite,
-            r.model,
-            model_kind(r.model),
-            r.roles or "none",
-            r.seed,
-            r.preset or "default",
-            f"{r.samples_used}/{r.samples_total}",
-        ]
-        for r in analysis.provenance
-    ]
-    return "Logs read (samples used/in the run):\n" + text_table(header, rows)
+    rows = [provenance_cells(r) for r in analysis.provenance]
+    return "Logs read (samples used/in the run):\n" + text_table(list(PROVENANCE_HEADER), rows)
 
 
 def local_model_available() -> bool:

@@ -63,26 +63,14 @@ def markdown_to_html(markdown: str) -> str:
 
 def provenance_section(analysis: Analysis) -> str:
     """Where the numbers come from: the logs, what each holds, and what was collapsed."""
+    from biaslab.analysis import PROVENANCE_HEADER, provenance_cells
     from biaslab.kinds import model_kind
     from biaslab.report.tables import markdown_table
 
     if not analysis.provenance:
         return f"## Provenance\n\nAnswers read from `{analysis.source}` (not Inspect logs)."
-    header = ["log", "status", "suite", "model", "kind", "roles", "seed", "preset", "samples used"]
-    rows = [
-        [
-            f"`{r.file}`",
-            r.status,
-            r.suite,
-            r.model,
-            model_kind(r.model),
-            r.roles or "none",
-            r.seed,
-            r.preset or "default",
-            f"{r.samples_used} of {r.samples_total}",
-        ]
-        for r in analysis.provenance
-    ]
+    header = [*PROVENANCE_HEADER[:-1], "samples used"]
+    rows = [provenance_cells(r, markdown=True) for r in analysis.provenance]
     parts = [
         "## Provenance",
         f"Logs read from `{analysis.source}`. Each answer counts once per run identity (suite, "
