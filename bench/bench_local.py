@@ -1,6 +1,6 @@
 """Benchmark the embedded model (SmolLM2-135M Q4_1 on the in-process llama.cpp server).
 
-Run: ``python bench/bench_local.py [--threads 1] [--turns 8] [--restarts 3]``.
+Run: ``python bench/bench_local.py [--threads 1] [--turns 8] [--restarts 3] [--run-n 2]``.
 
 (a) Server start: wall time from ``get_server`` to a healthy ``/health`` (the first start in a
     process, then the median over restarts).
@@ -9,6 +9,11 @@ Run: ``python bench/bench_local.py [--threads 1] [--turns 8] [--restarts 3]``.
     token with top-5 logprobs per turn; ~470 prompt tokens at turn 1, ~60 more per turn), once with
     ``cache_prompt: false`` (every turn re-encodes the whole prompt) and once with the default
     prefix reuse. Different premises per run, so the second run cannot reuse the first's cache.
+(d) A real suite run: ``biaslab run defeasible --model biaslab/local --n 2`` (every topology, six
+    conversations) in a fresh process, once as runs were before (Inspect's adaptive concurrency,
+    several conversations interleaved on the one slot; ``--adaptive`` forces it back) and once with
+    today's default (one conversation per slot); CPU seconds of the child and the log's prompt
+    tokens encoded vs read from the cache. ``--run-n 0`` skips it.
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import urllib.request
 from typing import Any
 
+from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -113,6 +123,35 @@ def decode_speed(spec: ServerSpec, tokens: int) -> tuple[float, float]:
     return float(timings["predicted_per_second"]), float(timings["prompt_per_second"])
 
 
+RUN_ARGS = ["run", "defeasible", "--model", "biaslab/local", "--display", "none"]
+
+
+def real_run(n: int, interleaved: bool) -> dict[str, float]:
+    """One ``biaslab run`` in a fresh process: child CPU seconds, wall seconds and token counts.
+
+    ``interleaved`` passes Inspect's default concurrency explicitly (``--max-connections`` unset
+    is today's one-conversation-per-slot default; Inspect's adaptive start lets 10 run at once)."""
+    with tempfile.TemporaryDirectory() as log_dir:
+        command = [sys.executable, "-m", "biaslab.cli", *RUN_ARGS, "--n", str(n)]
+        command += ["--log-dir", log_dir]
+        if interleaved:
+            command += ["--max-connections", "10"]
+        before = os.times()
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        wall = time.perf_counter() - started
+        after = os.times()
+        (info,) = list_eval_logs(log_dir)
+        usage = read_eval_log(info, header_only=True).stats.model_usage["biaslab/local"]
+    return {
+        "cpu": (after.children_user - before.children_user)
+        + (after.children_system - before.children_system),
+        "wall": wall,
+        "encoded": float(usage.input_tokens),
+        "cached": float(usage.input_tokens_cache_read or 0),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1)
@@ -120,6 +159,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--decode-tokens", type=int, default=128)
+    parser.add_argument("--run-n", type=int, default=2, help="(d)'s --n; 0 skips (d)")
     args = parser.parse_args()
 
     spec = ServerSpec(gguf=locate_gguf(), threads=args.threads, ctx=args.ctx)
@@ -166,6 +206,16 @@ def main() -> None:
         f"    total {total_naive:.2f} s -> {total_reuse:.2f} s "
         f"({total_naive / total_reuse:.1f}x faster with prefix reuse)"
     )
+    stop_server(spec)
+
+    if args.run_n:
+        print(f"(d) biaslab run defeasible --model biaslab/local --n {args.run_n}:")
+        for label, interleaved in (("interleaved (before)", True), ("one per slot", False)):
+            row = real_run(args.run_n, interleaved)
+            print(
+                f"    {label:<21} CPU {row['cpu']:6.1f} s  wall {row['wall']:6.1f} s  "
+                f"prompt tokens encoded {row['encoded']:7.0f}, from cache {row['cached']:7.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from biaslab import runs
 from biaslab.frames import answer_frame, frame_at, read_log_set
 from biaslab.suites.registry import get_suite
 from tests.helpers.children import DRIVER, default_sigint, ignored_sigint
@@ -246,3 +247,12 @@ def test_a_corrupt_log_does_not_block_the_directory(
     assert analysis(tmp_path) == expected
     rerun = drive(*RUN, "--log-dir", str(tmp_path))
     assert rerun.returncode == 0 and "up to date" in rerun.stderr, rerun.stderr
+
+
+def test_the_embedded_model_runs_one_conversation_per_slot() -> None:
+    """Inspect's adaptive concurrency would interleave conversations on the embedded model's slots
+    and throw each one's KV cache away; an eval with the embedded model gets its slot count."""
+    assert runs.embedded_connections(["biaslab/local"]) == 1
+    assert runs.embedded_connections(["openai/gpt-4o", "biaslab/local?parallel=3"]) == 3
+    assert runs.embedded_connections(["biaslab/local?parallel=4", "biaslab/local"]) == 1
+    assert runs.embedded_connections(["biaslab/oracle", "openai/local"]) is None

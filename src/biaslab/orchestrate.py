@@ -174,7 +174,11 @@ def run_suite(
     defaults = runs.remote_defaults(every_model)
     common: dict[str, Any] = {
         "log_dir": str(log_dir),
-        "max_connections": max_connections,
+        "max_connections": (
+            max_connections
+            if max_connections is not None
+            else runs.embedded_connections(every_model)
+        ),
         "display": display,
         "score_display": False,
         "max_retries": max_retries if max_retries is not None else defaults.get("max_retries"),
@@ -279,7 +283,9 @@ def run_all(
     defaults = runs.remote_defaults(every_model)
     eval_options: dict[str, Any] = {
         "max_tasks": options.get("max_tasks"),
-        "max_connections": options.get("max_connections"),
+        "max_connections": (
+            options.get("max_connections") or runs.embedded_connections(every_model)
+        ),
         "display": options.get("display"),
         "max_tokens": options.get("max_tokens"),
         "limit": options.get("limit"),

@@ -356,6 +356,27 @@ def is_reference_agent(model: str) -> bool:
     return model.startswith("biaslab/") and name != "local" and not name.startswith("local?")
 
 
+def embedded_connections(models: Sequence[str]) -> int | None:
+    """The connection limit an eval needs when one of its models is the embedded model, else None.
+
+    Inspect's adaptive concurrency (on by default) starts several samples at once and ignores a
+    provider's own ``max_connections()``; the embedded server then decodes their turns interleaved
+    on its slots, and each turn evicts the KV cache the previous turn of its own conversation left
+    there, so every prompt is encoded again from the start. An explicit limit equal to the slot
+    count (one conversation per slot) switches adaptive concurrency off and keeps each slot's cache
+    for the conversation that filled it.
+    """
+    from biaslab.local.provider import MODEL_NAME, parse_model_name
+
+    slots = [
+        parse_model_name(name)["parallel"]
+        for model in models
+        if (name := model.removeprefix("biaslab/")).partition("?")[0] == MODEL_NAME
+        and model.startswith("biaslab/")
+    ]
+    return min(slots) if slots else None
+
+
 def remote_defaults(models: Sequence[str]) -> dict[str, int]:
     """Finite retry and timeout defaults unless every model is a built-in agent."""
     if all(is_reference_agent(model) for model in models):

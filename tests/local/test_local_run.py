@@ -201,6 +201,11 @@ def test_a_first_run_with_the_defaults_finishes(
         for message in sample.messages:
             if message.role == "assistant":
                 assert len(message.text.split()) < 60  # the 48-token default cap held
+    # one conversation per slot, so each turn finds its own conversation's prefix in the cache
+    # (interleaved, the two conversations encoded 7,822 prompt tokens and read 1,974 from cache)
+    assert log.plan.config.max_connections == 1
+    usage = log.stats.model_usage[LOCAL]
+    assert (usage.input_tokens_cache_read or 0) > 3 * usage.input_tokens, usage
 
 
 def test_server_stopped_mid_run_is_restarted_and_the_run_succeeds(
@@ -443,7 +448,10 @@ def test_external_server_killed_fails_within_max_retries_then_the_rerun_resumes(
 
 
 def test_concurrent_conversations_answer_as_they_would_alone() -> None:
-    """Greedy answers must not depend on which other conversations run at the same time."""
+    """Greedy answers must not depend on which other conversations run at the same time.
+
+    Two turns are enough: the second is where a conversation reads the KV cache its first left in
+    the slot, and where another conversation's turn in between would have replaced it."""
     import asyncio
 
     from inspect_ai.model import (
@@ -462,7 +470,7 @@ def test_concurrent_conversations_answer_as_they_would_alone() -> None:
     items = generate_items("defeasible", preset=None, n=1, seed=0, params={}).items
     config = GenerateConfig(max_tokens=8, temperature=0)
 
-    async def conversation(model: Model, item: Item, turns: int = 4) -> list[str]:
+    async def conversation(model: Model, item: Item, turns: int = 2) -> list[str]:
         messages: list[ChatMessage] = [ChatMessageSystem(content=item.system or "")]
         replies: list[str] = []
         for turn in item.turns[:turns]:
