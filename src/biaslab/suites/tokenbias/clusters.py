@@ -43,7 +43,10 @@ def cluster_labels(pairs: pd.DataFrame) -> pd.Series:
 
     if pairs.empty:
         return pd.Series([], dtype=int, index=pairs.index)
-    test = pairs[list(KEY)].astype(str).agg("\x1f".join, axis=1).reset_index(drop=True)
+    parts = [pairs[name].astype(str).reset_index(drop=True) for name in KEY]
+    test = parts[0]
+    for part in parts[1:]:  # column-wise: a row-wise join is ~100x slower on arrow strings
+        test = test + "\x1f" + part
     nodes: list[pd.Series] = []  # pair row -> the key node it links to, namespaced by test
     for column, kind in LINK_COLUMNS.items():
         if column in pairs.columns:

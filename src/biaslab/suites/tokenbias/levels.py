@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from biaslab.agents.base import Message, Request, make_agent
@@ -66,6 +67,12 @@ def answer_rows(items: Sequence[Item], agent_spec: str) -> list[dict[str, Any]]:
     return rows
 
 
+@lru_cache(maxsize=256)
+def generated(config: Config, seed: int, n: int) -> tuple[Item, ...]:
+    """One seed's items, made once per process and read by every agent (items are not mutated)."""
+    return tuple(generate(config, seed, n))
+
+
 @dataclass
 class Rejections:
     """For one agent: in how many seeds each hypothesis (any of its families) and each hypothesis ×
@@ -96,7 +103,7 @@ def rejections(
     config = config or Config()
     found = Rejections(agent)
     for seed in seeds:
-        rows = answer_rows(generate(config, seed, n), agent)
+        rows = answer_rows(generated(config, seed, n), agent)
         results = analyze(pd.DataFrame(rows), test=test)
         found.seeds += 1
         found.by_hypothesis.update({t.hypothesis for t in results.tests if t.rejected})
