@@ -290,3 +290,34 @@ def test_an_always_correct_agent_shows_no_structural_blindness_on_trees() -> Non
             tested += 1
             rejected += p < 0.05
     assert rejected <= 1, (rejected, tested)
+
+
+def test_count_designs_give_the_row_metrics_value() -> None:
+    """Each metric the nulls draw from counts gives, from the observed count, the float the row
+    metric gives on the observed answers, and after answers move among rows of one gold (the
+    gaps' control rows, which the nulls never move, stay)."""
+    items = generate(resolve_config("easy", {}), 2, 30)
+    frame = agent_frame(items, ["random", STICKY], seed=2)
+    for _, part in A.prepare(frame).groupby("model"):
+        rows = BiasRows.of(part)
+        designs = rows.count_metrics()
+        assert set(designs) == set(BIAS_METRICS) - {"anchoring_rate"}
+        row_metrics = rows.metrics()
+        rng = np.random.default_rng(0)
+        for name, design in designs.items():
+            observed = int((design.hits & design.counted).sum())
+            expected = row_metrics[name](rows.answers[np.newaxis])
+            got = design.metric(np.array([observed]))
+            np.testing.assert_array_equal(got, expected)
+            # any reshuffle of answers among rows of one gold: the count decides the value
+            perm = np.arange(len(rows.gold))
+            movable = ~(rows.mask("C1") | rows.kept_no)
+            for gold in np.unique(rows.gold):
+                at = np.flatnonzero((rows.gold == gold) & movable)
+                perm[at] = rng.permutation(at)
+            shuffled = rows.answers[perm]
+            hits = design.hits[perm]
+            total = int((hits & design.counted).sum())
+            np.testing.assert_array_equal(
+                design.metric(np.array([total])), row_metrics[name](shuffled[np.newaxis]), name
+            )

@@ -109,6 +109,37 @@ def _rate(hits: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.where(n > 0, (hits & mask).sum(axis=-1) / np.maximum(n, 1), np.nan)
 
 
+CountMetric = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class CountDesign:
+    """A metric as a function of one count, for :func:`biaslab.stats.count_null`."""
+
+    hits: np.ndarray  # per row: the observed answer is a hit
+    counted: np.ndarray  # per row: the metric counts this row's hit
+    metric: CountMetric  # total hits on counted rows (B,) -> B statistics
+
+
+def _count_rate(n_rows: int) -> CountMetric:
+    """Hits per counted row, as :func:`_rate` computes it (NaN without rows)."""
+    return lambda total: np.where(n_rows > 0, total / np.maximum(n_rows, 1), np.nan)
+
+
+def _count_odds_ratio(right: np.ndarray, c1: np.ndarray, c2: np.ndarray) -> CountMetric:
+    """The odds ratio of C1 (answers fixed) against C2 (``total`` right answers)."""
+    a, b = (right & c1).sum(), (~right & c1).sum()
+    n_c2 = c2.sum()
+
+    def metric(total: np.ndarray) -> np.ndarray:
+        c, d = total, n_c2 - total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (a * d) / (b * c)
+        return np.where((a > 0) & (b > 0) & (c > 0) & (d > 0), value, np.nan)
+
+    return metric
+
+
 @dataclass(frozen=True)
 class BiasRows:
     """Entailment turns (openings and updates) of one cell as arrays the metrics index."""
@@ -249,6 +280,46 @@ class BiasRows:
         rows = self.mask("C2") & self.effect_asked
         knew = self.effect_answer == self.effect_gold  # kept with its turn (module docstring)
         return lambda perm: _rate(knew & ~self.correct(perm), rows)
+
+    # ---- the same metrics as functions of one count (hits on the counted rows), for
+    # :func:`biaslab.stats.count_null`; each gives the float the row metric gives
+
+    def count_metrics(self) -> dict[str, CountDesign]:
+        """The metrics that depend on the answers only through how many hits land on the
+        counted rows: (hits per observed answer, counted rows, total -> statistic). A hit is
+        a property of the answer within its stratum ("right" is, as gold is a stratum column)."""
+        right = self.correct(self.answers[np.newaxis])[0]
+        c1, c2 = self.mask("C1"), self.mask("C2")
+        asked_c2 = c2 & self.effect_asked
+        knew = self.effect_answer == self.effect_gold
+        yes = ENTAILMENT_LABELS.index("yes")
+        found = {
+            "bias_gap": self._count_gap(right, c1, c2),
+            "bias_gap_defeat": self._count_gap(right, c1, self.mask("C2", "yes->no")),
+            "bias_gap_withhold": self._count_gap(right, c1, self.mask("C2", "yes->unknown")),
+            "bias_gap_no_prior": self._count_gap(right, self.kept_no, self.overturned_no),
+            "odds_ratio": CountDesign(right, c2, _count_odds_ratio(right, c1, c2)),
+            "c3_override_rate": CountDesign(
+                self.answers[:, 1] == EFFECT_LABELS.index(WEAKENING),
+                self.mask("C3") & self.effect_asked,
+                _count_rate(int((self.mask("C3") & self.effect_asked).sum())),
+            ),
+            "c3inh_override_rate": CountDesign(
+                (self.answers[:, 0] != yes) & (self.answers[:, 0] >= 0),
+                self.mask("C3inh"),
+                _count_rate(int(self.mask("C3inh").sum())),
+            ),
+            "know_but_dont_output": CountDesign(
+                ~right, asked_c2 & knew, _count_rate(int(asked_c2.sum()))
+            ),
+        }
+        return found
+
+    @staticmethod
+    def _count_gap(right: np.ndarray, control: np.ndarray, revision: np.ndarray) -> CountDesign:
+        control_rate = _rate(right[np.newaxis], control)
+        revision_rate = _count_rate(int(revision.sum()))
+        return CountDesign(right, revision, lambda total: control_rate - revision_rate(total))
 
     def metrics(self) -> dict[str, Metric]:
         return {
@@ -391,15 +462,22 @@ def _null(full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: in
     kept = codes_[moving | fixed]
     alone = fixed[moving | fixed]
     kept = np.where(alone, int(kept.max(initial=0)) + 1 + np.arange(len(kept)), kept)
-    result = stats.permutation_null(
-        rows.answers,
-        kept,
-        rows.metrics()[name],
-        seed=seed_sequence(seed, "null", name, *key),
-        n_perm=n_perm,
-        name=name,
-    )
+    seed_ = seed_sequence(seed, "null", name, *key)
+    counts = rows.count_metrics().get(name)
+    if counts is not None and _one_gold_per_stratum(kept, rows.gold):
+        result = stats.count_null(
+            counts.hits, counts.counted, kept, counts.metric, seed=seed_, n_perm=n_perm, name=name
+        )
+    else:
+        result = stats.permutation_null(
+            rows.answers, kept, rows.metrics()[name], seed=seed_, n_perm=n_perm, name=name
+        )
     return TestedNull(result, int(testable.sum()), int(tested.sum()))
+
+
+def _one_gold_per_stratum(codes: np.ndarray, gold: np.ndarray) -> bool:
+    """Whether "right" moves with an answer within its stratum (every row there has one gold)."""
+    return len(np.unique(np.stack([codes, gold], axis=1), axis=0)) == len(np.unique(codes))
 
 
 def bias_nulls(
@@ -519,6 +597,7 @@ __all__ = [
     "SIGNAL_STRATA",
     "SLOPE_STRATA",
     "BiasRows",
+    "CountDesign",
     "TestedNull",
     "bias_nulls",
     "column_codes",
