@@ -129,3 +129,28 @@ def test_rows_are_in_identity_order(logs: Path) -> None:
 def test_a_log_url_reads_like_the_directory(logs: Path) -> None:
     """Log locations Inspect reads through fsspec (s3://…, file://…) are read as directories."""
     assert frames.frame_at(logs.as_uri()).equals(frames.frame_at(logs))
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        # the usual shape: the transcript between store and model_usage, an error after it
+        {"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}, "metadata": {"m": 1}, "store": {},
+         "events": [{"error": {"message": "inner"}}], "model_usage": {},
+         "error": {"message": "outer"}},
+        # the marker keys also inside nested values, before and after the top-level ones
+        {"id": "a", "epoch": 2, "metadata": {"x": {"events": [1], "model_usage": {}}},
+         "store": {"k": [{"events": 2}]}, "events": [{"model_usage": {"y": 1}}],
+         "model_usage": {}, "attachments": {"z": ',"events":[,"model_usage":'}},
+        # no transcript at all
+        {"id": 3, "epoch": 1, "store": {}, "model_usage": {}},
+        # a nested marker only: no top-level one
+        {"id": 4, "epoch": 1, "metadata": {"events": [], "model_usage": {}}, "store": {}},
+    ],
+)  # fmt: skip
+def test_parsing_around_the_transcript_keeps_every_top_level_field(member: dict) -> None:
+    raw = json.dumps(member, separators=(",", ":")).encode()
+    fields = frames._sample_fields(raw)
+    expected = {k: v for k, v in member.items() if k not in ("events", "timelines")}
+    assert {k: fields[k] for k in expected} == expected
+    assert frames._skippable_in_this_inspect()  # Inspect's field order still allows skipping

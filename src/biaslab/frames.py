@@ -39,6 +39,8 @@ LEGACY_TURNS_KEY = "biaslab_turns"
 LEAN_LOG_VERSIONS = frozenset({2})
 #: sample keys Inspect migrates on reading (older formats): such a log goes to Inspect's reader
 _MIGRATED_SAMPLE_KEYS = ("score", "transcript")
+#: whether sample members may be parsed around their transcript (decided once per process)
+_SKIP_TRANSCRIPT: bool | None = None
 IDENTITY_COLUMNS = ("suite", "model", "roles", "run_key", "seed", "item_id", "epoch")
 
 
@@ -171,9 +173,12 @@ def _read_lean(file: str) -> _Log | None:
 
     from inspect_ai.log import read_eval_log
 
+    global _SKIP_TRANSCRIPT
     path = _local_eval_file(file)
     if path is None:
         return None
+    if _SKIP_TRANSCRIPT is None:
+        _SKIP_TRANSCRIPT = _skippable_in_this_inspect()
     try:
         header = read_eval_log(file, header_only=True)
         if header.version not in LEAN_LOG_VERSIONS:
@@ -185,7 +190,7 @@ def _read_lean(file: str) -> _Log | None:
             # a re-logged sample repeats its member name; the last one counts, as in Inspect
             for name in dict.fromkeys(archive.namelist()):
                 if name.startswith("samples/") and name.endswith(".json"):
-                    sample = _lean_sample(json.loads(archive.read(name)))
+                    sample = _lean_sample(_sample_fields(archive.read(name)))
                     if sample is None:
                         return None
                     samples.append(sample)
@@ -193,6 +198,51 @@ def _read_lean(file: str) -> _Log | None:
         return None
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
     return _Log(eval=header.eval, status=str(header.status), samples=samples)
+
+
+#: the top-level keys of a sample member that the lean reader skips without parsing: the
+#: transcript, two thirds of a member's bytes, written between ``store`` and ``model_usage``
+_SKIPPED_KEYS = ("events", "timelines")
+_FRAME_KEYS = frozenset({"id", "epoch", "scores", "metadata", "store", "error", "score"})
+
+
+def _skippable_in_this_inspect() -> bool:
+    """Whether Inspect writes nothing the frame reads between ``events`` and ``model_usage``
+    (members are written in the field order of its ``EvalSample``)."""
+    from inspect_ai.log import EvalSample
+
+    fields = list(EvalSample.model_fields)
+    if "events" not in fields or "model_usage" not in fields:
+        return False
+    between = fields[fields.index("events") : fields.index("model_usage")]
+    return set(between) == set(_SKIPPED_KEYS) and not _FRAME_KEYS & set(between)
+
+
+def _sample_fields(raw: bytes) -> Any:
+    """A sample member's top-level fields, parsing around its transcript where that is safe.
+
+    The part before ``,"events":`` closed with ``}`` parses as an object only if that key sits
+    at the top level (from inside a nested value the brackets would not balance); likewise the
+    part from the last ``,"model_usage":`` opened with ``{``. Anything else (a key missing, a
+    parse error, an Inspect whose field order differs) parses the whole member.
+    """
+    if _SKIP_TRANSCRIPT:
+        head_end = raw.find(b',"events":')
+        tail_start = raw.rfind(b',"model_usage":')
+        if 0 < head_end < tail_start:
+            try:
+                head = json.loads(raw[:head_end] + b"}")
+                tail = json.loads(b"{" + raw[tail_start + 1 :])
+            except ValueError:
+                pass
+            else:
+                if (
+                    isinstance(head, dict)
+                    and isinstance(tail, dict)
+                    and not head.keys() & tail.keys()
+                ):
+                    return {**head, **tail}
+    return json.loads(raw)
 
 
 def _lean_sample(data: Any) -> _Sample | None:
