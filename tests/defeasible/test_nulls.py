@@ -17,7 +17,7 @@ from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
-from biaslab.suites.defeasible.nulls import BiasRows
+from biaslab.suites.defeasible.nulls import BiasRows, strata_of
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
@@ -321,3 +321,19 @@ def test_count_designs_give_the_row_metrics_value() -> None:
             np.testing.assert_array_equal(
                 design.metric(np.array([total])), row_metrics[name](shuffled[np.newaxis]), name
             )
+
+
+def test_packed_strata_codes_equal_the_row_wise_unique() -> None:
+    """strata_of packs the code tuple into one integer; the codes (and their order) are those of
+    np.unique over the stacked columns, also where packing could overflow."""
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(1, 6))
+        cols = {str(i): rng.integers(0, int(rng.integers(1, 12)), n) for i in range(k)}
+        stacked = np.stack(list(cols.values()), axis=1)
+        expected = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+        np.testing.assert_array_equal(strata_of(cols, list(cols)), expected)
+    wide = {str(i): rng.integers(0, 2**20, 50) for i in range(4)}  # 2^80 combinations
+    stacked = np.stack(list(wide.values()), axis=1)
+    expected = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+    np.testing.assert_array_equal(strata_of(wide, list(wide)), expected)

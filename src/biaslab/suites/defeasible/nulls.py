@@ -47,6 +47,7 @@ null equal the observed value; they exchange the change of confidence they are c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -418,9 +419,22 @@ class TestedNull:
 
 
 def strata_of(columns: Mapping[str, np.ndarray], names: Sequence[str]) -> np.ndarray:
-    """One dense stratum code per row: the combination of the ``names`` columns' codes."""
-    stacked = np.stack([columns[name] for name in names], axis=1)
-    return np.unique(stacked, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
+    """One dense stratum code per row: the combination of the ``names`` columns' codes, in the
+    lexicographic order of the code tuples.
+
+    The tuple is packed into one integer (mixed radix, first column most significant, so the
+    order is the same) and made dense with a 1-D ``np.unique``: ``np.unique(axis=0)`` on the
+    stacked columns cost ~1 s over a 20k-answer analysis. Packs that could overflow take the
+    2-D path."""
+    cols = [np.asarray(columns[name], dtype=np.int64) for name in names]
+    radices = [int(col.max(initial=0)) + 1 for col in cols]
+    if any(int(col.min(initial=0)) < 0 for col in cols) or math.prod(radices) >= 2**62:
+        stacked = np.stack(cols, axis=1)
+        return np.unique(stacked, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
+    packed = np.zeros(len(cols[0]) if cols else 0, dtype=np.int64)
+    for col, radix in zip(cols, radices, strict=True):
+        packed = packed * radix + col
+    return np.unique(packed, return_inverse=True)[1].astype(np.intp).ravel()
 
 
 def _untestable(name: str, n_rows: int, any_tested: bool) -> stats.PermutationNullResult:
@@ -442,11 +456,21 @@ def _untestable(name: str, n_rows: int, any_tested: bool) -> stats.PermutationNu
     )
 
 
-def _null(full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: int) -> TestedNull:
+def _null(
+    full: BiasRows,
+    name: str,
+    key: tuple[str, ...],
+    seed: int,
+    n_perm: int,
+    strata_by_extra: dict[tuple[str, ...], np.ndarray] | None = None,
+) -> TestedNull:
     design = BIAS_NULLS[name]
     tested = design.tested(full)
     companions = design.companions(full) & ~tested
-    codes_ = strata_of(full.columns, (*BIAS_STRATA, *design.extra))
+    cache = {} if strata_by_extra is None else strata_by_extra
+    if design.extra not in cache:
+        cache[design.extra] = strata_of(full.columns, (*BIAS_STRATA, *design.extra))
+    codes_ = cache[design.extra]
     # a tested turn can move only if its stratum holds a companion; companions matter only in
     # strata that hold a tested turn; every other counted turn keeps its own answer
     testable = tested & np.isin(codes_, codes_[companions])
@@ -485,7 +509,8 @@ def bias_nulls(
 ) -> dict[str, TestedNull]:
     """The permutation null of every confirmation-bias metric of one cell (:data:`BIAS_NULLS`)."""
     full = BiasRows.of(ent)
-    return {name: _null(full, name, key, seed, n_perm) for name in BIAS_NULLS}
+    strata_by_extra: dict[tuple[str, ...], np.ndarray] = {}  # the cell's strata, once per design
+    return {name: _null(full, name, key, seed, n_perm, strata_by_extra) for name in BIAS_NULLS}
 
 
 # ------------------------------------------------------------------------------------ confidence
