@@ -90,7 +90,8 @@ def differing_paths(before: Any, after: Any, path: str = "$") -> Iterator[str]:
         yield path
 
 
-def answers_in(results: Path) -> int:
+def conversations_in(results: Path) -> int:
+    """Samples (conversations) the analysis used, from the provenance rows of results.json."""
     doc = json.loads(results.read_text())
     return sum(int(row.get("samples_used", 0)) for row in doc.get("provenance", []))
 
@@ -133,13 +134,15 @@ def main() -> None:
     for name, runs in timings.items():
         print(summary(name, runs))
     after = out / "results-after.json"
-    print(f"answers analysed: {answers_in(after):,} samples used per provenance (goal {GOAL_S} s)")
+    print(f"conversations analysed: {conversations_in(after):,} (goal: < {GOAL_S} s wall)")
     if args.before_src:
         before = out / "results-before.json"
         if before.read_bytes() == after.read_bytes():
             print("results.json: byte-identical")
         else:
-            paths = list(differing_paths(json.loads(before.read_text()), json.loads(after.read_text())))
+            paths = list(
+                differing_paths(json.loads(before.read_text()), json.loads(after.read_text()))
+            )
             print(f"results.json: {len(paths)} values differ:")
             for path in paths:
                 print("  ", path)

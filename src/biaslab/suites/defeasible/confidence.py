@@ -104,7 +104,7 @@ def _slope(on: pd.DataFrame, out: Out) -> None:
     mixed model's intercept variance sits on the boundary and both give the same slope (to 1e-4),
     while each MixedLM fit took 0.4-3.5 s and warned (boundary, singular covariance, no
     convergence); where they do (sticky p=0.9, intercept variance 0.05-0.08) the slopes differ by
-    up to half a standard error. The clustered SEs were 1.1-2.8 times the mixed model's (one
+    up to half a standard error. The clustered SEs were 0.9-2.9 times the mixed model's (one
     p-value moved from 0.02 to 0.12): they hold under any within-conversation correlation, where
     the random intercept assumes one shared shift per conversation, so the slope keeps the
     weaker assumption and costs milliseconds (``decisions``: "confidence slope").

@@ -181,7 +181,7 @@ DECISIONS: dict[str, str] = {
     "with a random intercept per conversation; measured beside it on 20k reference-agent answers, "
     "the slopes agree to 1e-4 where conversations share no baseline (the mixed model's variance "
     "on its boundary, with convergence warnings, 0.4-3.5 s per fit) and differ by up to half an "
-    "SE where they do; the clustered SEs were 1.1-2.8 times the mixed model's (one p-value 0.02 -> "
+    "SE where they do; the clustered SEs were 0.9-2.9 times the mixed model's (one p-value 0.02 -> "
     "0.12). The clustered SE needs no assumption about how answers within a conversation "
     "correlate (the random intercept assumes one shared shift), and costs milliseconds.",
     "effect baselines": "effect golds are mostly 'no effect' under the state-delta definition, "
