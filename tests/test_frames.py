@@ -132,25 +132,29 @@ def test_a_log_url_reads_like_the_directory(logs: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "member",
+    ("member", "skipped"),
     [
         # the usual shape: the transcript between store and model_usage, an error after it
-        {"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}, "metadata": {"m": 1}, "store": {},
-         "events": [{"error": {"message": "inner"}}], "model_usage": {},
-         "error": {"message": "outer"}},
-        # the marker keys also inside nested values, before and after the top-level ones
-        {"id": "a", "epoch": 2, "metadata": {"x": {"events": [1], "model_usage": {}}},
-         "store": {"k": [{"events": 2}]}, "events": [{"model_usage": {"y": 1}}],
-         "model_usage": {}, "attachments": {"z": ',"events":[,"model_usage":'}},
+        ({"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}, "metadata": {"m": 1}, "store": {},
+          "events": [{"error": {"message": "inner"}}], "model_usage": {},
+          "error": {"message": "outer"}}, True),
+        # a marker key first inside a nested value: the whole member is parsed
+        ({"id": "a", "epoch": 2, "metadata": {"x": {"a": 0, "events": [1], "model_usage": {}}},
+          "store": {"k": [{"events": 2}]}, "events": [{"model_usage": {"y": 1}}],
+          "model_usage": {}, "attachments": {"z": ',"events":[,"model_usage":'}}, False),
         # no transcript at all
-        {"id": 3, "epoch": 1, "store": {}, "model_usage": {}},
+        ({"id": 3, "epoch": 1, "store": {}, "model_usage": {}}, False),
         # a nested marker only: no top-level one
-        {"id": 4, "epoch": 1, "metadata": {"events": [], "model_usage": {}}, "store": {}},
+        ({"id": 4, "epoch": 1, "metadata": {"events": [], "model_usage": {}}, "store": {}}, False),
     ],
 )  # fmt: skip
-def test_parsing_around_the_transcript_keeps_every_top_level_field(member: dict) -> None:
+def test_parsing_around_the_transcript_keeps_every_top_level_field(
+    member: dict, skipped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert frames._skippable_in_this_inspect()  # Inspect's field order still allows skipping
+    monkeypatch.setattr(frames, "_SKIP_TRANSCRIPT", True)
     raw = json.dumps(member, separators=(",", ":")).encode()
     fields = frames._sample_fields(raw)
     expected = {k: v for k, v in member.items() if k not in ("events", "timelines")}
     assert {k: fields[k] for k in expected} == expected
-    assert frames._skippable_in_this_inspect()  # Inspect's field order still allows skipping
+    assert ("events" not in fields) == skipped  # which path read it
