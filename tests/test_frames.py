@@ -157,4 +157,5 @@ def test_parsing_around_the_transcript_keeps_every_top_level_field(
     fields = frames._sample_fields(raw)
     expected = {k: v for k, v in member.items() if k not in ("events", "timelines")}
     assert {k: fields[k] for k in expected} == expected
-    assert ("events" not in fields) == skipped  # which path read it
+    if "events" in member:  # which path read it
+        assert ("events" not in fields) == skipped
