@@ -11,7 +11,10 @@ Vectorised: each block of permutations is one ``Generator.permuted`` call per st
 (permutations x rows) index matrix, and the metric receives all permuted answer arrays of a block at
 once. Hand-written because neither scipy's ``permutation_test`` (no strata, one statistic call per
 batch of resamples of whole samples) nor statsmodels offers stratified exchange of rows with a
-vectorised statistic.
+vectorised statistic. A metric that depends on the answers only through how many hits land on
+some rows (an accuracy, a rate, an odds ratio with fixed controls) needs no rows at all:
+:func:`count_null` draws one hypergeometric count per stratum (numpy's ``hypergeometric``), which
+has the same distribution as the shuffles.
 """
 
 from __future__ import annotations
