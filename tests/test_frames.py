@@ -7,9 +7,10 @@ import json
 import random
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+from inspect_ai.log import EvalError, list_eval_logs, read_eval_log, write_eval_log
 
 from biaslab import frames
 from biaslab.analysis import analyse, document
@@ -47,15 +48,74 @@ def test_same_answers_same_bytes_under_new_ids_names_and_order(logs: Path, tmp_p
     assert results_json(tmp_path) == results_json(logs)
 
 
-def test_skipping_messages_and_events_leaves_the_frame_unchanged(
-    logs: Path, monkeypatch: pytest.MonkeyPatch
+LEGACY = Path(__file__).parent / "fixtures" / "legacy_logs"
+
+
+def same_reading(path: Path | str) -> pd.DataFrame:
+    """The frame, provenance and notes from the lean reader equal Inspect's reader's."""
+    lean, full = frames.read_log_set(path), frames.read_log_set(path, lean=False)
+    assert lean.provenance == full.provenance
+    assert lean.collapsed == full.collapsed and lean.skipped == full.skipped
+    frame = frames.answer_frame(lean)
+    pd.testing.assert_frame_equal(frame, frames.answer_frame(full))
+    assert len(frame) > 0
+    return frame
+
+
+@pytest.mark.parametrize("which", ["fresh", "legacy"])
+def test_the_lean_reader_gives_inspects_frame(logs: Path, which: str) -> None:
+    path = logs if which == "fresh" else LEGACY
+    files = [info.name for info in list_eval_logs(str(path))]
+    assert files and all(frames._read_lean(file) is not None for file in files)  # not a fallback
+    same_reading(path)
+
+
+def test_the_lean_reader_keeps_the_latest_attempt_of_a_retried_run(
+    logs: Path, tmp_path: Path
 ) -> None:
-    full = frames.frame_at(logs)
-    skipped = frozenset({"messages", "events", "attachments", "timelines"})
-    monkeypatch.setattr(frames, "EXCLUDED_SAMPLE_FIELDS", skipped)
-    lean = frames.frame_at(logs)
-    assert lean.equals(full)
-    assert len(lean) > 0
+    """A failed attempt and its retry collapse to one sample per item, whichever reader; a
+    re-logged sample member (same name twice in the zip) counts once, as its last version."""
+    import zipfile
+
+    first = next(
+        info.name
+        for info in list_eval_logs(str(logs))
+        if "defeasible" in info.name and "sticky" in str(read_eval_log(info.name, True).eval.model)
+    )
+    done = read_eval_log(first)
+    assert done.samples and len(done.samples) >= 2
+    failed = done.model_copy(deep=True)
+    failed.status = "error"
+    failed.eval.eval_id = "an-earlier-attempt"
+    broken = failed.samples[0]  # type: ignore[index]
+    failed.samples = [broken]  # the attempt stopped after its first sample
+    broken.error = EvalError(message="model went away", traceback="", traceback_ansi="")
+    broken.scores = None
+    broken.store = {**broken.store, frames.ANSWERS_KEY: broken.store[frames.ANSWERS_KEY][:1]}
+    write_eval_log(failed, str(tmp_path / "a_failed.eval"))
+    write_eval_log(done, str(tmp_path / "b_retry.eval"))
+    # re-log the second sample of the retry with one answer fewer: the later member must win
+    relogged = done.samples[1].model_copy(deep=True)
+    relogged.store = {**relogged.store, frames.ANSWERS_KEY: relogged.store[frames.ANSWERS_KEY][:-1]}
+    name = f"samples/{relogged.id}_epoch_{relogged.epoch}.json"
+    with zipfile.ZipFile(tmp_path / "b_retry.eval", "a") as archive:
+        assert name in archive.namelist()
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            archive.writestr(name, relogged.model_dump_json())
+    frame = same_reading(tmp_path)
+    assert not frame.duplicated(["item_id", "turn", "record"]).any()
+    assert frame["sample_error"].isna().all()  # the finished retry beats the failed attempt
+    kept = frame[frame["item_id"] == str(relogged.id)]
+    assert len(kept) == len(relogged.store[frames.ANSWERS_KEY])
+
+
+def test_a_json_log_is_read_by_inspects_reader_and_reads_alike(logs: Path, tmp_path: Path) -> None:
+    for info in list_eval_logs(str(logs)):
+        log = read_eval_log(info.name)
+        stem = Path(info.name).stem
+        write_eval_log(log, str(tmp_path / f"{stem}.json"))
+        assert frames._read_lean(str(tmp_path / f"{stem}.json")) is None
+    pd.testing.assert_frame_equal(same_reading(tmp_path), frames.frame_at(logs))
 
 
 def test_rows_are_in_identity_order(logs: Path) -> None:
@@ -69,3 +129,33 @@ def test_rows_are_in_identity_order(logs: Path) -> None:
 def test_a_log_url_reads_like_the_directory(logs: Path) -> None:
     """Log locations Inspect reads through fsspec (s3://…, file://…) are read as directories."""
     assert frames.frame_at(logs.as_uri()).equals(frames.frame_at(logs))
+
+
+@pytest.mark.parametrize(
+    ("member", "skipped"),
+    [
+        # the usual shape: the transcript between store and model_usage, an error after it
+        ({"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}, "metadata": {"m": 1}, "store": {},
+          "events": [{"error": {"message": "inner"}}], "model_usage": {},
+          "error": {"message": "outer"}}, True),
+        # a marker key first inside a nested value: the whole member is parsed
+        ({"id": "a", "epoch": 2, "metadata": {"x": {"a": 0, "events": [1], "model_usage": {}}},
+          "store": {"k": [{"events": 2}]}, "events": [{"model_usage": {"y": 1}}],
+          "model_usage": {}, "attachments": {"z": ',"events":[,"model_usage":'}}, False),
+        # no transcript at all
+        ({"id": 3, "epoch": 1, "store": {}, "model_usage": {}}, False),
+        # a nested marker only: no top-level one
+        ({"id": 4, "epoch": 1, "metadata": {"events": [], "model_usage": {}}, "store": {}}, False),
+    ],
+)  # fmt: skip
+def test_parsing_around_the_transcript_keeps_every_top_level_field(
+    member: dict, skipped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert frames._skippable_in_this_inspect()  # Inspect's field order still allows skipping
+    monkeypatch.setattr(frames, "_SKIP_TRANSCRIPT", True)
+    raw = json.dumps(member, separators=(",", ":")).encode()
+    fields = frames._sample_fields(raw)
+    expected = {k: v for k, v in member.items() if k not in ("events", "timelines")}
+    assert {k: fields[k] for k in expected} == expected
+    if "events" in member:  # which path read it
+        assert ("events" not in fields) == skipped

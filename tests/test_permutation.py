@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biaslab.stats import permutation_null, strata_codes
+from biaslab.stats import count_null, permutation_null, strata_codes
 from biaslab.stats.permutation import NULL_SUFFIXES, null_fields
 
 
@@ -151,3 +151,70 @@ def test_malformed_input_raises() -> None:
         permutation_null(np.ones(3), None, lambda p: p[:2, 0], seed=0)
     with pytest.raises(TypeError):
         permutation_null(np.ones(3), None, lambda p: p[:, 0], seed=np.random.default_rng(0))  # type: ignore[arg-type]
+
+
+def test_count_null_has_the_row_shuffles_distribution() -> None:
+    """A metric of how many right answers land on condition-2 rows: per-stratum hypergeometric
+    draws give the null that row shuffles within strata give (same observed value, same mean
+    and band within Monte Carlo error), from another random stream."""
+    correct, stratum, condition = synthetic(5, n=1_500)
+    c2 = condition == 2
+    n_c2 = int(c2.sum())
+    rows = permutation_null(
+        correct, stratum, lambda p: (p[:, c2] == 1).sum(axis=1) / n_c2, seed=4, n_perm=4_000
+    )
+    counts = count_null(correct == 1, c2, stratum, lambda t: t / n_c2, seed=4, n_perm=4_000)
+    assert counts.statistic == rows.statistic
+    assert (counts.n, counts.n_strata, counts.n_exchangeable) == (
+        rows.n,
+        rows.n_strata,
+        rows.n_exchangeable,
+    )
+    assert counts.null_mean is not None and rows.null_mean is not None
+    assert counts.null_mean == pytest.approx(rows.null_mean, abs=0.003)
+    assert counts.null_lo == pytest.approx(rows.null_lo, abs=0.01)
+    assert counts.null_hi == pytest.approx(rows.null_hi, abs=0.01)
+    assert counts.pvalue == pytest.approx(rows.pvalue, abs=0.05)
+    assert "hypergeometric" in counts.method
+
+
+def test_count_null_is_deterministic_and_seeded() -> None:
+    correct, stratum, condition = synthetic(8)
+    args = (correct == 1, condition == 2, stratum, lambda t: t / 1.0)
+    first = count_null(*args, seed=np.random.SeedSequence(21), n_perm=500)
+    again = count_null(*args, seed=np.random.SeedSequence(21), n_perm=500)
+    other = count_null(*args, seed=np.random.SeedSequence(22), n_perm=500)
+    assert first.model_dump_json() == again.model_dump_json()
+    assert first.null_mean != other.null_mean
+
+
+def share_of(n: int):  # type: ignore[no-untyped-def]
+    return lambda total: total / n
+
+
+def test_count_null_holds_the_level_and_detects_planted_dependence() -> None:
+    rejected = 0
+    for seed in range(40):
+        correct, stratum, condition = synthetic(seed)
+        c1 = condition == 1
+        res = count_null(correct == 1, c1, stratum, share_of(int(c1.sum())), seed=seed)
+        rejected += res.pvalue is not None and res.pvalue < 0.05
+    assert rejected <= 6  # 5% of 40 is 2; binomial upper tail
+    correct, stratum, condition = synthetic(1, n=2_000, planted=0.25)
+    c1 = condition == 1
+    planted = count_null(correct == 1, c1, stratum, lambda t: t / int(c1.sum()), seed=1)
+    assert planted.pvalue is not None and planted.pvalue < 0.01
+
+
+def test_count_null_fixed_strata_and_undefined_cases() -> None:
+    # every stratum all-hit, all-miss or wholly counted: no draw can differ from the observed
+    hits = np.array([1, 1, 0, 0, 1, 0], dtype=bool)
+    counted = np.array([1, 0, 1, 0, 1, 1], dtype=bool)
+    strata = np.array([0, 0, 1, 1, 2, 2])
+    fixed = count_null(hits, counted, strata, lambda t: t * 1.0, seed=0, n_perm=50)
+    assert fixed.statistic == 2.0 and fixed.null_mean == 2.0 and fixed.pvalue == 1.0
+    assert not count_null([], [], None, lambda t: t * 1.0, seed=0).defined
+    nan = count_null(hits, counted, strata, lambda t: np.full(len(t), np.nan), seed=0)
+    assert not nan.defined and nan.reason
+    with pytest.raises(ValueError, match="differ in length"):
+        count_null(hits, counted[:3], strata, lambda t: t * 1.0, seed=0)

@@ -7,14 +7,20 @@ unfinished one, then the one with more recorded answers, then the newest log (th
 so the choice never depends on listing order). Rows are sorted by that identity, never by Inspect's
 random run ids or by file order, so the same answers give the same frame.
 
-Samples are read whole with Inspect's reader. Its ``exclude_fields`` option (skip messages and events)
-was measured slower here, not faster: it walks every sample with a streaming JSON parser, 4.0 s
-against 2.3 s for whole samples on 300 conversations / 5,906 answers (``bench/bench_frames.py``),
-so it stays off; the garbage-collector settings of :mod:`biaslab._gc` are what made reading faster.
+Samples are read by a lean reader: the ``.eval`` zip's ``samples/*.json`` members parsed with
+``json`` into the few fields the frame uses (id, epoch, error, scores, store, metadata), the header
+with Inspect's own header reader. Validating every message and event into Inspect's models was
+most of the cost of reading (20k answers: several seconds) and the frame reads none of them.
+Anything the lean reader does not understand — a ``.json`` log, a log format version other than
+:data:`LEAN_LOG_VERSIONS`, a sample with fields Inspect would migrate, a member it cannot open, a
+URL — is read by Inspect's reader instead, whole (its ``exclude_fields`` option was measured slower
+here: it walks every sample with a streaming JSON parser). Both give the same frame
+(``tests/test_frames.py``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +35,12 @@ from biaslab.records import ANSWERS_KEY
 
 #: where logs written before typed records kept the label conversation's turns
 LEGACY_TURNS_KEY = "biaslab_turns"
-#: sample fields the frame never reads (the bulk of a log)
-EXCLUDED_SAMPLE_FIELDS = frozenset(
-    {"messages", "events", "attachments", "events_data", "timelines"}
-)
+#: Inspect log format versions whose sample members the lean reader parses itself
+LEAN_LOG_VERSIONS = frozenset({2})
+#: sample keys Inspect migrates on reading (older formats): such a log goes to Inspect's reader
+_MIGRATED_SAMPLE_KEYS = ("score", "transcript")
+#: whether sample members may be parsed around their transcript (decided once per process)
+_SKIP_TRANSCRIPT: bool | None = None
 IDENTITY_COLUMNS = ("suite", "model", "roles", "run_key", "seed", "item_id", "epoch")
 
 
@@ -109,10 +117,169 @@ def _log_files(path: Path | str) -> list[str]:
     return [str(path)]
 
 
-def _read(file: str) -> Any:
+def _read(file: str, lean: bool = True) -> Any:
+    """A log with its samples: the lean reader where it understands the file, else Inspect's."""
+    if lean:
+        log = _read_lean(file)
+        if log is not None:
+            return log
     from inspect_ai.log import read_eval_log
 
-    return read_eval_log(file, exclude_fields=set(EXCLUDED_SAMPLE_FIELDS) or None)
+    return read_eval_log(file)
+
+
+@dataclass(frozen=True)
+class _Error:
+    message: str
+
+
+@dataclass(frozen=True)
+class _Score:
+    metadata: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """The fields of Inspect's ``EvalSample`` that the frame reads, as parsed from the log."""
+
+    id: int | str
+    epoch: int
+    error: _Error | None
+    scores: dict[str, _Score] | None
+    store: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Log:
+    """The fields of Inspect's ``EvalLog`` that the frame reads."""
+
+    eval: Any
+    status: str
+    samples: list[_Sample]
+
+
+def _local_eval_file(file: str) -> Path | None:
+    plain = file.removeprefix("file://")
+    if is_url(plain) or not plain.endswith(".eval"):
+        return None
+    path = Path(plain)
+    return path if path.is_file() else None
+
+
+def _read_lean(file: str) -> _Log | None:
+    """The log read by the lean reader, or None when it is one for Inspect's reader."""
+    import zipfile
+
+    from inspect_ai.log import read_eval_log
+
+    global _SKIP_TRANSCRIPT
+    path = _local_eval_file(file)
+    if path is None:
+        return None
+    if _SKIP_TRANSCRIPT is None:
+        _SKIP_TRANSCRIPT = _skippable_in_this_inspect()
+    try:
+        header = read_eval_log(file, header_only=True)
+        if header.version not in LEAN_LOG_VERSIONS:
+            return None
+        # Inspect installs zstd support into ``zipfile`` when its log module is imported (its
+        # logs are zstd-compressed); an unsupported member raises and falls back below.
+        samples = []
+        with zipfile.ZipFile(path) as archive:
+            # a re-logged sample repeats its member name; the last one counts, as in Inspect
+            for name in dict.fromkeys(archive.namelist()):
+                if name.startswith("samples/") and name.endswith(".json"):
+                    sample = _lean_sample(_sample_fields(archive.read(name)))
+                    if sample is None:
+                        return None
+                    samples.append(sample)
+    except Exception:  # anything unexpected: Inspect's reader decides (and reports) instead
+        return None
+    samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
+    return _Log(eval=header.eval, status=str(header.status), samples=samples)
+
+
+#: the top-level keys of a sample member that the lean reader skips without parsing: the
+#: transcript, two thirds of a member's bytes, written between ``store`` and ``model_usage``
+_SKIPPED_KEYS = ("events", "timelines")
+_FRAME_KEYS = frozenset({"id", "epoch", "scores", "metadata", "store", "error", "score"})
+
+
+def _skippable_in_this_inspect() -> bool:
+    """Whether Inspect writes nothing the frame reads between ``events`` and ``model_usage``
+    (members are written in the field order of its ``EvalSample``)."""
+    from inspect_ai.log import EvalSample
+
+    fields = list(EvalSample.model_fields)
+    if "events" not in fields or "model_usage" not in fields:
+        return False
+    between = fields[fields.index("events") : fields.index("model_usage")]
+    return set(between) == set(_SKIPPED_KEYS) and not _FRAME_KEYS & set(between)
+
+
+def _sample_fields(raw: bytes) -> Any:
+    """A sample member's top-level fields, parsing around its transcript where that is safe.
+
+    The part before ``,"events":`` closed with ``}`` parses as an object only if that key sits
+    at the top level (from inside a nested value the brackets would not balance); likewise the
+    part from the last ``,"model_usage":`` opened with ``{``. Anything else (a key missing, a
+    parse error, an Inspect whose field order differs) parses the whole member.
+    """
+    if _SKIP_TRANSCRIPT:
+        head_end = raw.find(b',"events":')
+        tail_start = raw.rfind(b',"model_usage":')
+        if 0 < head_end < tail_start:
+            try:
+                head = json.loads(raw[:head_end] + b"}")
+                tail = json.loads(b"{" + raw[tail_start + 1 :])
+            except ValueError:
+                pass
+            else:
+                if (
+                    isinstance(head, dict)
+                    and isinstance(tail, dict)
+                    and not head.keys() & tail.keys()
+                ):
+                    return {**head, **tail}
+    return json.loads(raw)
+
+
+def _lean_sample(data: Any) -> _Sample | None:
+    """The frame's fields of one sample member, or None if it is not the shape Inspect writes."""
+    if not isinstance(data, dict) or any(key in data for key in _MIGRATED_SAMPLE_KEYS):
+        return None
+    sample_id, epoch = data.get("id"), data.get("epoch")
+    error, scores = data.get("error"), data.get("scores")
+    store, metadata = data.get("store", {}), data.get("metadata", {})
+    if not isinstance(sample_id, int | str) or isinstance(sample_id, bool):
+        return None
+    if not isinstance(epoch, int) or isinstance(epoch, bool):
+        return None
+    if not isinstance(store, dict) or not isinstance(metadata, dict):
+        return None
+    if error is not None and not (
+        isinstance(error, dict) and isinstance(error.get("message"), str)
+    ):
+        return None
+    if scores is not None and not (
+        isinstance(scores, dict)
+        and all(
+            isinstance(s, dict) and isinstance(s.get("metadata"), dict | None)
+            for s in scores.values()
+        )
+    ):
+        return None
+    return _Sample(
+        id=sample_id,
+        epoch=epoch,
+        error=_Error(error["message"]) if error is not None else None,
+        scores=None
+        if scores is None
+        else {name: _Score(score.get("metadata")) for name, score in scores.items()},
+        store=store,
+        metadata=metadata,
+    )
 
 
 def _display_name(file: str) -> str:
@@ -142,15 +309,16 @@ def _finished(sample: Any) -> bool:
     return sample.error is None and bool(sample.scores)
 
 
-def read_log_set(path: Path | str) -> LogSet:
+def read_log_set(path: Path | str, *, lean: bool = True) -> LogSet:
     """Read every biaslab log at ``path`` (a log file or a directory), skipping unreadable ones
-    with a warning, and keep one sample per (run identity, item id, epoch)."""
+    with a warning, and keep one sample per (run identity, item id, epoch). ``lean=False`` reads
+    every log with Inspect's reader (the lean reader's reference)."""
     logs: list[Any] = []
     files: list[str] = []
     skipped: list[str] = []
     for file in _log_files(path):
         try:
-            log = _read(file)
+            log = _read(file, lean)
         except Exception as exc:  # Inspect raises several types for unreadable logs
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             if not is_url(path) and not Path(path).is_dir():
@@ -268,6 +436,6 @@ def answer_frame(log_set: LogSet, suite: str | None = None) -> pd.DataFrame:
     return frame
 
 
-def frame_at(path: Path | str, suite: str | None = None) -> pd.DataFrame:
+def frame_at(path: Path | str, suite: str | None = None, *, lean: bool = True) -> pd.DataFrame:
     """Shortcut: the tidy frame of every biaslab log at ``path``."""
-    return answer_frame(read_log_set(path), suite)
+    return answer_frame(read_log_set(path, lean=lean), suite)

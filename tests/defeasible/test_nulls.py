@@ -17,7 +17,7 @@ from biaslab.suites.defeasible import analysis as A
 from biaslab.suites.defeasible.config import resolve_config
 from biaslab.suites.defeasible.generate import generate
 from biaslab.suites.defeasible.inprocess import agent_frame
-from biaslab.suites.defeasible.nulls import BiasRows
+from biaslab.suites.defeasible.nulls import BiasRows, strata_of
 from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
 
 MEMORYLESS = ("last-polarity", "negation", "random")
@@ -290,3 +290,50 @@ def test_an_always_correct_agent_shows_no_structural_blindness_on_trees() -> Non
             tested += 1
             rejected += p < 0.05
     assert rejected <= 1, (rejected, tested)
+
+
+def test_count_designs_give_the_row_metrics_value() -> None:
+    """Each metric the nulls draw from counts gives, from the observed count, the float the row
+    metric gives on the observed answers, and after answers move among rows of one gold (the
+    gaps' control rows, which the nulls never move, stay)."""
+    items = generate(resolve_config("easy", {}), 2, 30)
+    frame = agent_frame(items, ["random", STICKY], seed=2)
+    for _, part in A.prepare(frame).groupby("model"):
+        rows = BiasRows.of(part)
+        designs = rows.count_metrics()
+        assert set(designs) == set(BIAS_METRICS) - {"anchoring_rate"}
+        row_metrics = rows.metrics()
+        rng = np.random.default_rng(0)
+        for name, design in designs.items():
+            observed = int((design.hits & design.counted).sum())
+            expected = row_metrics[name](rows.answers[np.newaxis])
+            got = design.metric(np.array([observed]))
+            np.testing.assert_array_equal(got, expected)
+            # any reshuffle of answers among rows of one gold: the count decides the value
+            perm = np.arange(len(rows.gold))
+            movable = ~(rows.mask("C1") | rows.kept_no)
+            for gold in np.unique(rows.gold):
+                at = np.flatnonzero((rows.gold == gold) & movable)
+                perm[at] = rng.permutation(at)
+            shuffled = rows.answers[perm]
+            hits = design.hits[perm]
+            total = int((hits & design.counted).sum())
+            np.testing.assert_array_equal(
+                design.metric(np.array([total])), row_metrics[name](shuffled[np.newaxis]), name
+            )
+
+
+def test_packed_strata_codes_equal_the_row_wise_unique() -> None:
+    """strata_of packs the code tuple into one integer; the codes (and their order) are those of
+    np.unique over the stacked columns, also where packing could overflow."""
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(1, 6))
+        cols = {str(i): rng.integers(0, int(rng.integers(1, 12)), n) for i in range(k)}
+        stacked = np.stack(list(cols.values()), axis=1)
+        expected = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+        np.testing.assert_array_equal(strata_of(cols, list(cols)), expected)
+    wide = {str(i): rng.integers(0, 2**20, 50) for i in range(4)}  # 2^80 combinations
+    stacked = np.stack(list(wide.values()), axis=1)
+    expected = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+    np.testing.assert_array_equal(strata_of(wide, list(wide)), expected)

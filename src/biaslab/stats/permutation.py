@@ -11,7 +11,10 @@ Vectorised: each block of permutations is one ``Generator.permuted`` call per st
 (permutations x rows) index matrix, and the metric receives all permuted answer arrays of a block at
 once. Hand-written because neither scipy's ``permutation_test`` (no strata, one statistic call per
 batch of resamples of whole samples) nor statsmodels offers stratified exchange of rows with a
-vectorised statistic.
+vectorised statistic. A metric that depends on the answers only through how many hits land on
+some rows (an accuracy, a rate, an odds ratio with fixed controls) needs no rows at all:
+:func:`count_null` draws one hypergeometric count per stratum (numpy's ``hypergeometric``), which
+has the same distribution as the shuffles.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from biaslab.stats.results import StatResult
 
 __all__ = [
     "NULL_SUFFIXES",
+    "CountMetric",
     "NullResult",
     "PermutationNullResult",
+    "count_null",
     "null_fields",
     "permutation_null",
     "strata_codes",
@@ -94,7 +99,12 @@ def _strata_members(codes: np.ndarray) -> tuple[list[np.ndarray], int]:
 def _permuted_indices(
     n: int, members: list[np.ndarray], size: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """(size x n) row indices, each row an independent permutation within strata."""
+    """(size x n) row indices, each row an independent permutation within strata.
+
+    One ``Generator.permuted`` call per stratum. Sorting (stratum, uniform draw) keys for all
+    strata at once was measured 1.7-1.9 times slower (2,000 permutations of 2k-20k rows in
+    60-1,000 strata): the shuffles' own work dominates, not the loop over strata.
+    """
     idx = np.broadcast_to(np.arange(n, dtype=np.intp), (size, n)).copy()
     for rows in members:
         idx[:, rows] = rng.permuted(np.broadcast_to(rows, (size, len(rows))), axis=1)
@@ -172,6 +182,20 @@ def permutation_null(
         if out.shape != (size,):
             raise ValueError(f"metric returned shape {out.shape}, expected ({size},)")
         draws[start : start + size] = out
+    return _summarised(draws, observed, common, alternative, level, max_undefined_frac, name)
+
+
+def _summarised(
+    draws: np.ndarray,
+    observed: float,
+    common: dict[str, Any],
+    alternative: Alternative,
+    level: float,
+    max_undefined_frac: float,
+    name: str,
+) -> PermutationNullResult:
+    """The observed metric beside the mean, central band and p-value of its null draws."""
+    n_perm = len(draws)
     finite = draws[np.isfinite(draws)]
     n_undefined = n_perm - len(finite)
     common["n_perm_undefined"] = n_undefined
@@ -200,6 +224,89 @@ def permutation_null(
         excess=observed - centre,
         notes=notes,
     )
+
+
+#: a metric of counts: hits among the counted rows, shape (B,) -> B statistics (NaN = undefined)
+CountMetric = Callable[[np.ndarray], np.ndarray]
+
+
+def count_null(
+    hits: npt.ArrayLike,
+    counted: npt.ArrayLike,
+    strata: npt.ArrayLike | None,
+    metric: CountMetric,
+    *,
+    seed: Seed,
+    n_perm: int = DEFAULT_PERMUTATIONS,
+    alternative: Alternative = "greater",
+    level: float = 0.95,
+    max_undefined_frac: float = 0.05,
+    name: str = "metric",
+) -> PermutationNullResult:
+    """:func:`permutation_null` for a metric that depends on the answers only through how many
+    hits fall on the counted rows, drawn from per-stratum counts instead of row shuffles.
+
+    ``hits`` marks the rows whose answer is a hit (a property of the answer that moves with it
+    within its stratum, e.g. "right" where every row of a stratum has the same gold); ``counted``
+    the rows whose hits the metric counts; ``metric`` maps totals of hits on counted rows (B,) to
+    B statistics. Under exchange within a stratum of N rows holding K hits, the hits landing on
+    its m counted rows are hypergeometric (K, N - K, m), independently across strata, so each
+    permutation is one draw per stratum: the same null distribution as shuffling the rows, with
+    another random stream. The observed value is ``metric`` of the observed total.
+    """
+    _check_level(level)
+    if n_perm < 1:
+        raise ValueError(f"n_perm must be >= 1, got {n_perm}")
+    if alternative not in ("greater", "less", "two-sided"):
+        raise ValueError(f"alternative must be greater, less or two-sided, got {alternative!r}")
+    hit = np.asarray(hits, dtype=bool).ravel()
+    count = np.asarray(counted, dtype=bool).ravel()
+    n = len(hit)
+    codes = np.zeros(n, dtype=np.intp) if strata is None else np.asarray(strata).ravel()
+    if len(count) != n or len(codes) != n:
+        raise ValueError(
+            f"hits, counted and strata differ in length ({n}, {len(count)}, {len(codes)})"
+        )
+    method = (
+        f"stratified permutation null ({n_perm} permutations within strata, drawn as "
+        f"per-stratum hypergeometric counts, {alternative})"
+    )
+    common: dict[str, Any] = {
+        "method": method,
+        "n": n,
+        "alternative": alternative,
+        "n_perm": n_perm,
+        "null_level": level,
+    }
+    _, dense = np.unique(codes, return_inverse=True)
+    dense = dense.ravel()
+    size = np.bincount(dense)
+    common["n_strata"] = len(size)
+    common["n_exchangeable"] = int(size[size >= 2].sum())
+    if n == 0:
+        return PermutationNullResult(**common, defined=False, reason=f"no rows for {name}")
+    observed_total = np.array([int((hit & count).sum())])
+    observed = float(np.asarray(metric(observed_total), dtype=float).ravel()[0])
+    if not np.isfinite(observed):
+        return PermutationNullResult(
+            **common, defined=False, reason=f"{name} is undefined on the observed answers"
+        )
+    good = np.bincount(dense, weights=hit, minlength=len(size)).astype(np.int64)
+    sample = np.bincount(dense, weights=count, minlength=len(size)).astype(np.int64)
+    # strata whose count cannot vary: all or no rows hit, or every row counted (or none)
+    random = (good > 0) & (good < size) & (sample > 0) & (sample < size)
+    fixed_total = int((hit & count & ~random[dense]).sum())
+    rng = _rng(seed)
+    totals = np.full(n_perm, fixed_total, dtype=np.int64)
+    if random.any():
+        draws = rng.hypergeometric(
+            good[random], (size - good)[random], sample[random], size=(n_perm, int(random.sum()))
+        )
+        totals += draws.sum(axis=1)
+    null = np.asarray(metric(totals), dtype=float).ravel()
+    if null.shape != (n_perm,):
+        raise ValueError(f"metric returned shape {null.shape}, expected ({n_perm},)")
+    return _summarised(null, observed, common, alternative, level, max_undefined_frac, name)
 
 
 class NullResult(Protocol):

@@ -92,7 +92,8 @@ DECISIONS: dict[str, str] = {
     "nats and margin p(1) - p(2) over the label distribution. On/off path as in 'paths' (the "
     "paper used effect != no effect, which mislabels preempted on-path updates). Spearman "
     "rho(distance, gold_conf) on on-path turns (and off-path turns with a distance); per-hop "
-    "slope = MixedLM Δgold_conf ~ distance with a random intercept per conversation, on on-path "
+    "slope = OLS Δgold_conf ~ distance with conversation-clustered SEs (the paper: a mixed model "
+    "with a random intercept per conversation; see 'confidence slope'), on on-path "
     "turns (the 'all' difficulty cell pools difficulties, as the paper's identical per-hop rows "
     "suggest it did); Brier = top-label Brier (probability of the given answer vs its "
     "correctness) on on-path turns, ΔBrier = Brier(d > 2) - Brier(d <= 2).",
@@ -175,8 +176,14 @@ DECISIONS: dict[str, str] = {
     "BiasGap stays for completeness.",
     "confidence slope": "confidence_slope = the OLS slope of Δgold_conf on distance with "
     "distances centred within each hypothesis section (a fixed-effect, within-section slope, "
-    "vectorised so it can be permuted); per_hop_slope (MixedLM with a random intercept per "
-    "conversation, the paper's estimator) is reported beside it without a null.",
+    "vectorised so it can be permuted); per_hop_slope (OLS with conversation-clustered SEs) is "
+    "reported beside it without a null. The paper's estimator for per_hop_slope is a mixed model "
+    "with a random intercept per conversation; measured beside it on 20k reference-agent answers, "
+    "the slopes agree to 1e-4 where conversations share no baseline (the mixed model's variance "
+    "on its boundary, with convergence warnings, 0.4-3.5 s per fit) and differ by up to half an "
+    "SE where they do; the clustered SEs were 0.9-2.9 times the mixed model's (one p-value 0.02 -> "
+    "0.12). The clustered SE needs no assumption about how answers within a conversation "
+    "correlate (the random intercept assumes one shared shift), and costs milliseconds.",
     "effect baselines": "effect golds are mostly 'no effect' under the state-delta definition, "
     "so effect accuracy is reported beside the effect majority baseline and the balanced "
     "accuracy (mean recall over the effect golds present).",

@@ -221,8 +221,10 @@ def _odds_ratio(
 def mcnemar_pairs(updates: pd.DataFrame, column: str = "condition") -> pd.DataFrame:
     """One (C1, C2) pair per section: its first C1 and first C2 turn (see DECISIONS)."""
     keys = ["conversation", "section"]
+    # only the columns the pairs need: selecting rows of the whole frame copies every column
+    narrow = updates[[*keys, column, "turn", "correct"]]
     firsts = [
-        updates[updates[column] == c].groupby(keys, sort=True)[["turn", "correct"]].first()
+        narrow[narrow[column] == c].groupby(keys, sort=True)[["turn", "correct"]].first()
         for c in ("C1", "C2")
     ]
     return (

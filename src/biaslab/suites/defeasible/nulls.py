@@ -47,6 +47,7 @@ null equal the observed value; they exchange the change of confidence they are c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -107,6 +108,37 @@ def _rate(hits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     n = mask.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, (hits & mask).sum(axis=-1) / np.maximum(n, 1), np.nan)
+
+
+CountMetric = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class CountDesign:
+    """A metric as a function of one count, for :func:`biaslab.stats.count_null`."""
+
+    hits: np.ndarray  # per row: the observed answer is a hit
+    counted: np.ndarray  # per row: the metric counts this row's hit
+    metric: CountMetric  # total hits on counted rows (B,) -> B statistics
+
+
+def _count_rate(n_rows: int) -> CountMetric:
+    """Hits per counted row, as :func:`_rate` computes it (NaN without rows)."""
+    return lambda total: np.where(n_rows > 0, total / np.maximum(n_rows, 1), np.nan)
+
+
+def _count_odds_ratio(right: np.ndarray, c1: np.ndarray, c2: np.ndarray) -> CountMetric:
+    """The odds ratio of C1 (answers fixed) against C2 (``total`` right answers)."""
+    a, b = (right & c1).sum(), (~right & c1).sum()
+    n_c2 = c2.sum()
+
+    def metric(total: np.ndarray) -> np.ndarray:
+        c, d = total, n_c2 - total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (a * d) / (b * c)
+        return np.where((a > 0) & (b > 0) & (c > 0) & (d > 0), value, np.nan)
+
+    return metric
 
 
 @dataclass(frozen=True)
@@ -250,6 +282,46 @@ class BiasRows:
         knew = self.effect_answer == self.effect_gold  # kept with its turn (module docstring)
         return lambda perm: _rate(knew & ~self.correct(perm), rows)
 
+    # ---- the same metrics as functions of one count (hits on the counted rows), for
+    # :func:`biaslab.stats.count_null`; each gives the float the row metric gives
+
+    def count_metrics(self) -> dict[str, CountDesign]:
+        """The metrics that depend on the answers only through how many hits land on the
+        counted rows: (hits per observed answer, counted rows, total -> statistic). A hit is
+        a property of the answer within its stratum ("right" is, as gold is a stratum column)."""
+        right = self.correct(self.answers[np.newaxis])[0]
+        c1, c2 = self.mask("C1"), self.mask("C2")
+        asked_c2 = c2 & self.effect_asked
+        knew = self.effect_answer == self.effect_gold
+        yes = ENTAILMENT_LABELS.index("yes")
+        found = {
+            "bias_gap": self._count_gap(right, c1, c2),
+            "bias_gap_defeat": self._count_gap(right, c1, self.mask("C2", "yes->no")),
+            "bias_gap_withhold": self._count_gap(right, c1, self.mask("C2", "yes->unknown")),
+            "bias_gap_no_prior": self._count_gap(right, self.kept_no, self.overturned_no),
+            "odds_ratio": CountDesign(right, c2, _count_odds_ratio(right, c1, c2)),
+            "c3_override_rate": CountDesign(
+                self.answers[:, 1] == EFFECT_LABELS.index(WEAKENING),
+                self.mask("C3") & self.effect_asked,
+                _count_rate(int((self.mask("C3") & self.effect_asked).sum())),
+            ),
+            "c3inh_override_rate": CountDesign(
+                (self.answers[:, 0] != yes) & (self.answers[:, 0] >= 0),
+                self.mask("C3inh"),
+                _count_rate(int(self.mask("C3inh").sum())),
+            ),
+            "know_but_dont_output": CountDesign(
+                ~right, asked_c2 & knew, _count_rate(int(asked_c2.sum()))
+            ),
+        }
+        return found
+
+    @staticmethod
+    def _count_gap(right: np.ndarray, control: np.ndarray, revision: np.ndarray) -> CountDesign:
+        control_rate = _rate(right[np.newaxis], control)
+        revision_rate = _count_rate(int(revision.sum()))
+        return CountDesign(right, revision, lambda total: control_rate - revision_rate(total))
+
     def metrics(self) -> dict[str, Metric]:
         return {
             "bias_gap": self.accuracy_gap(self.mask("C1"), self.mask("C2")),
@@ -347,9 +419,22 @@ class TestedNull:
 
 
 def strata_of(columns: Mapping[str, np.ndarray], names: Sequence[str]) -> np.ndarray:
-    """One dense stratum code per row: the combination of the ``names`` columns' codes."""
-    stacked = np.stack([columns[name] for name in names], axis=1)
-    return np.unique(stacked, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
+    """One dense stratum code per row: the combination of the ``names`` columns' codes, in the
+    lexicographic order of the code tuples.
+
+    The tuple is packed into one integer (mixed radix, first column most significant, so the
+    order is the same) and made dense with a 1-D ``np.unique``: ``np.unique(axis=0)`` on the
+    stacked columns cost ~1 s over a 20k-answer analysis. Packs that could overflow take the
+    2-D path."""
+    cols = [np.asarray(columns[name], dtype=np.int64) for name in names]
+    radices = [int(col.max(initial=0)) + 1 for col in cols]
+    if any(int(col.min(initial=0)) < 0 for col in cols) or math.prod(radices) >= 2**62:
+        stacked = np.stack(cols, axis=1)
+        return np.unique(stacked, axis=0, return_inverse=True)[1].astype(np.intp).ravel()
+    packed = np.zeros(len(cols[0]) if cols else 0, dtype=np.int64)
+    for col, radix in zip(cols, radices, strict=True):
+        packed = packed * radix + col
+    return np.unique(packed, return_inverse=True)[1].astype(np.intp).ravel()
 
 
 def _untestable(name: str, n_rows: int, any_tested: bool) -> stats.PermutationNullResult:
@@ -371,11 +456,21 @@ def _untestable(name: str, n_rows: int, any_tested: bool) -> stats.PermutationNu
     )
 
 
-def _null(full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: int) -> TestedNull:
+def _null(
+    full: BiasRows,
+    name: str,
+    key: tuple[str, ...],
+    seed: int,
+    n_perm: int,
+    strata_by_extra: dict[tuple[str, ...], np.ndarray] | None = None,
+) -> TestedNull:
     design = BIAS_NULLS[name]
     tested = design.tested(full)
     companions = design.companions(full) & ~tested
-    codes_ = strata_of(full.columns, (*BIAS_STRATA, *design.extra))
+    cache = {} if strata_by_extra is None else strata_by_extra
+    if design.extra not in cache:
+        cache[design.extra] = strata_of(full.columns, (*BIAS_STRATA, *design.extra))
+    codes_ = cache[design.extra]
     # a tested turn can move only if its stratum holds a companion; companions matter only in
     # strata that hold a tested turn; every other counted turn keeps its own answer
     testable = tested & np.isin(codes_, codes_[companions])
@@ -391,15 +486,22 @@ def _null(full: BiasRows, name: str, key: tuple[str, ...], seed: int, n_perm: in
     kept = codes_[moving | fixed]
     alone = fixed[moving | fixed]
     kept = np.where(alone, int(kept.max(initial=0)) + 1 + np.arange(len(kept)), kept)
-    result = stats.permutation_null(
-        rows.answers,
-        kept,
-        rows.metrics()[name],
-        seed=seed_sequence(seed, "null", name, *key),
-        n_perm=n_perm,
-        name=name,
-    )
+    seed_ = seed_sequence(seed, "null", name, *key)
+    counts = rows.count_metrics().get(name)
+    if counts is not None and _one_gold_per_stratum(kept, rows.gold):
+        result = stats.count_null(
+            counts.hits, counts.counted, kept, counts.metric, seed=seed_, n_perm=n_perm, name=name
+        )
+    else:
+        result = stats.permutation_null(
+            rows.answers, kept, rows.metrics()[name], seed=seed_, n_perm=n_perm, name=name
+        )
     return TestedNull(result, int(testable.sum()), int(tested.sum()))
+
+
+def _one_gold_per_stratum(codes: np.ndarray, gold: np.ndarray) -> bool:
+    """Whether "right" moves with an answer within its stratum (every row there has one gold)."""
+    return len(np.unique(np.stack([codes, gold], axis=1), axis=0)) == len(np.unique(codes))
 
 
 def bias_nulls(
@@ -407,7 +509,8 @@ def bias_nulls(
 ) -> dict[str, TestedNull]:
     """The permutation null of every confirmation-bias metric of one cell (:data:`BIAS_NULLS`)."""
     full = BiasRows.of(ent)
-    return {name: _null(full, name, key, seed, n_perm) for name in BIAS_NULLS}
+    strata_by_extra: dict[tuple[str, ...], np.ndarray] = {}  # the cell's strata, once per design
+    return {name: _null(full, name, key, seed, n_perm, strata_by_extra) for name in BIAS_NULLS}
 
 
 # ------------------------------------------------------------------------------------ confidence
@@ -519,6 +622,7 @@ __all__ = [
     "SIGNAL_STRATA",
     "SLOPE_STRATA",
     "BiasRows",
+    "CountDesign",
     "TestedNull",
     "bias_nulls",
     "column_codes",
