@@ -124,3 +124,17 @@ def test_a_card_cell_of_a_suite_the_model_skipped_says_so(report_dir: Path) -> N
     oracle = next(line for line in card.splitlines() if line.startswith("| biaslab/oracle"))
     assert "not run on tokenbias: no answers to read" in oracle
     assert "not run on defeasible" not in oracle
+
+
+def test_an_agent_written_for_one_suite_says_so_in_the_others() -> None:
+    from biaslab.analysis import not_run_reason
+
+    assert (
+        not_run_reason("biaslab/etr", "defeasible")
+        == "a fallacy agent: it answers only fallacy questions"
+    )
+    assert not_run_reason("biaslab/urn-entrenched?w=0.5", "tokenbias").startswith("an entrenchment")
+    assert (
+        not_run_reason("biaslab/oracle", "tokenbias") == "not run on tokenbias: no answers to read"
+    )
+    assert not_run_reason("openai/etr", "defeasible").startswith("not run on defeasible")

@@ -176,6 +176,18 @@ def write_document(analysis: Analysis, path: Path) -> None:
         raise BiaslabError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
+def not_run_reason(model: str, method: str) -> str:
+    """Why a card cell is empty: a reference agent written for another suite cannot answer this
+    one's questions; any other model simply has no answers to read."""
+    from biaslab.agents.base import agent_home
+
+    home = agent_home(model.removeprefix("biaslab/")) if model.startswith("biaslab/") else None
+    if home is not None and home != method:
+        article = "an" if home[0] in "aeiou" else "a"
+        return f"{article} {home} agent: it answers only {home} questions"
+    return f"not run on {method}: no answers to read"
+
+
 def build_card(results: Mapping[str, Any]) -> BiasCard | None:
     """The card from every suite's results (None when no suite contributes a cell)."""
     from biaslab.suites.registry import get_suite
@@ -203,8 +215,7 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
             kind=model_kind(model),
             cells={
                 method: cells.get(
-                    model,
-                    CardCell.undefined(notes[method], f"not run on {method}: no answers to read"),
+                    model, CardCell.undefined(notes[method], not_run_reason(model, method))
                 )
                 for method, cells in columns.items()
             },

@@ -67,7 +67,12 @@ def plan(n: int) -> list[DemoRun]:
         ),
         DemoRun(
             "entrenchment",
-            ("biaslab/urn-bayes", "biaslab/urn-entrenched?w=0.5", "biaslab/urn-overreactive?c=2"),
+            (
+                "biaslab/oracle",
+                "biaslab/urn-bayes",
+                "biaslab/urn-entrenched?w=0.5",
+                "biaslab/urn-overreactive?c=2",
+            ),
             10 * n,
             judge="biaslab/judge-reader",
         ),

@@ -138,6 +138,17 @@ def agent_catalogue() -> dict[str, str]:
     return {name: doc for name, (_, doc) in sorted(_AGENTS.items())}
 
 
+def agent_home(spec: str) -> str | None:
+    """The suite an agent was written for (the one whose module registered it), or None for a
+    general agent (oracle, random, sticky, …) or an unknown name."""
+    _load_suite_modules()
+    entry = _AGENTS.get(parse_agent_spec(spec)[0])
+    if entry is None:
+        return None
+    parts = getattr(entry[0], "__module__", "").split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["biaslab", "suites"] else None
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``sticky?p=0.9&x=1`` -> ("sticky", {"p": "0.9", "x": "1"})."""
     name, _, query = spec.partition("?")
