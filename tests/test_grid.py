@@ -15,14 +15,16 @@ from biaslab.cli import main
 BUILT_WITH = {
     "biaslab/oracle": None,
     "biaslab/random": None,
-    # at --n 12 no defeat turn shares its stratum with a stable turn, so the defeasible null
+    # at n = 4 no defeat turn shares its stratum with a stable turn, so the defeasible null
     # cannot test it (checked below); tests/defeasible/test_heldout.py flags a sticky agent at n=90
     "biaslab/sticky?p=0.9": None,
     "biaslab/token-biased": "tokenbias",
     "biaslab/etr": "fallacy",
     "biaslab/urn-entrenched?w=0.5": "entrenchment",
 }
+#: the smallest sizes at which each built-in bias is flagged (defeasible only has to run)
 ARGS = ["--judge", "biaslab/judge-reader", "--n", "12", "-p", "entrenchment.n=40"]
+ARGS += ["-p", "defeasible.n=4"]
 
 
 @pytest.fixture(scope="module")
