@@ -186,6 +186,10 @@ class SourceOrder:
         else:
             self._parent[self._rank(statement.first)] = self._rank(statement.second)
 
+    def copy(self) -> SourceOrder:
+        # the closure is replaced, never changed in place, so the copy may share it
+        return SourceOrder(dict(self._parent), list(self._above), self._closure)
+
     def _rank(self, source: str) -> str:
         while self._parent.get(source, source) != source:
             source = self._parent[source]
@@ -267,19 +271,34 @@ class Premises:
         for statement in statements:
             self.add(statement)
 
+    def copy(self) -> Premises:
+        """An independent copy (statements are immutable, so only the containers are copied)."""
+        copied = Premises()
+        copied._given = dict(self._given)
+        copied._claims = list(self._claims)
+        copied.order = self.order.copy()
+        copied._network = self._network
+        copied._successors = {node: set(after) for node, after in self._successors.items()}
+        return copied
+
     def add(self, statement: Statement) -> None:
         """Add one statement; a self-loop or a cycle is a :class:`NetworkError`."""
-        self._network = None
         if isinstance(statement, Reliability | EqualReliability):
+            self._network = None
             self.order.add(statement)
             return
         link = statement_link(statement)
         assert link is not None
         self._check_acyclic(link)
         if isinstance(statement, Claim):
+            self._network = None
             self._claims.append(statement)
-        else:
+        elif link not in self._given:
             self._given[link] = None
+            # a plain statement adds its link to what the claims left: the network grows by it
+            network = self._network
+            if network is not None and link not in network.link_set:
+                self._network = network.plus(link)
 
     def _check_acyclic(self, link: Link) -> None:
         if link.src == link.dst:

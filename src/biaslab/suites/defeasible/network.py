@@ -15,8 +15,10 @@ order in which edges were written.
 from __future__ import annotations
 
 import json
+from bisect import insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,25 @@ class Network:
     def in_links(self, node: str) -> tuple[Link, ...]:
         return self._in.get(node, ())
 
+    @cached_property
+    def link_set(self) -> frozenset[Link]:
+        """The links as a set (built once per network)."""
+        return frozenset(self.links)
+
+    def plus(self, link: Link) -> Network:
+        """This network and one more link it does not hold yet, canonical as
+        :func:`make_network` would order it, without validation (the caller knows the link keeps
+        the network acyclic) and without sorting everything again: the generator adds one link
+        per revealed statement."""
+        links = list(self.links)
+        insort(links, link, key=_order)
+        out, inn = dict(self._out), dict(self._in)
+        for index, node in ((out, link.src), (inn, link.dst)):
+            row = list(index.get(node, ()))
+            insort(row, link, key=_order)
+            index[node] = tuple(row)
+        return Network(links=tuple(links), _out=out, _in=inn)
+
     def has_link(self, src: str, dst: str, positive: bool) -> bool:
         return any(link.dst == dst and link.positive == positive for link in self.out_links(src))
 
@@ -93,6 +114,11 @@ class Network:
         if query is not None:
             data["query"] = {"subject": query.subject, "property": query.property}
         return data
+
+
+def _order(link: Link) -> tuple[str, str, bool, bool]:
+    """:class:`Link`'s own ordering as a plain tuple (faster than dataclass comparison)."""
+    return (link.src, link.dst, link.positive, link.strict)
 
 
 def make_network(links: Iterable[Link]) -> Network:

@@ -100,7 +100,10 @@ __all__ = [
     "PathStream",
     "explain",
     "explain_stream",
+    "reachable_nodes",
+    "relevant_nodes",
     "resolve",
+    "resolve_with_relevant",
     "supported_conclusions",
 ]
 
@@ -241,20 +244,35 @@ class _State:
             compound_ok = all(ancestors[v] & own_mask for v in other)
         return _Rules(strict_ok, direct_ok, compound_ok)
 
+    def _admitted(self, own: dict[str, bool], other: dict[str, bool]) -> list[str]:
+        """The sources in ``own`` whose link is admissible (:meth:`rules` and
+        :meth:`_Rules.admits` in one pass: this runs for every node of every query)."""
+        if any(other.values()):  # a conflicting strict link: nothing in own is admissible
+            return []
+        subject = self.subject
+        if subject in other:  # an opposite direct link: no defeasible direct or compound path
+            return [source for source, strict in own.items() if strict]
+        if other:
+            own_mask = self.mask(own)
+            ancestors = self.ancestors
+            if not all(ancestors[v] & own_mask for v in other):
+                return [s for s, strict in own.items() if strict or s == subject]
+        return list(own)
+
     def visit(self, node: str) -> None:
-        incoming = self.incoming(node)
-        if not incoming.pos and not incoming.neg:
+        pos: dict[str, bool] = {}
+        neg: dict[str, bool] = {}
+        ancestors = self.ancestors
+        for link in self.network.in_links(node):
+            source = link.src
+            if source in ancestors:  # constructible: the source is the subject or supported
+                side = pos if link.positive else neg
+                side[source] = side.get(source, False) or link.strict
+        if not pos and not neg:
             self.verdict[node] = "unknown"
             return
-        subject = self.subject
-        supported_pos: list[str] = []
-        if incoming.pos:
-            rules = self.rules(incoming.pos, incoming.neg)
-            supported_pos = [s for s, st in incoming.pos.items() if rules.admits(s, st, subject)]
-        supported_neg = False
-        if incoming.neg:
-            rules = self.rules(incoming.neg, incoming.pos)
-            supported_neg = any(rules.admits(s, st, subject) for s, st in incoming.neg.items())
+        supported_pos = self._admitted(pos, neg) if pos else []
+        supported_neg = bool(neg) and bool(self._admitted(neg, pos))
         assert not (supported_pos and supported_neg), f"yes and no both supported at {node}"
         if supported_pos:
             bits = 0
@@ -300,8 +318,32 @@ def _ancestors_of(network: Network, node: str) -> set[str]:
     return found
 
 
-def _evaluate(network: Network, subject: str, target: str | None) -> _State:
-    keep = None if target is None else _ancestors_of(network, target)
+def relevant_nodes(network: Network, property: str) -> set[str]:
+    """The nodes whose incoming links :func:`resolve` reads for ``property`` (the property and
+    every node with a link-chain to it): a change to links into other nodes cannot change any
+    subject's answer, nor this set."""
+    return _ancestors_of(network, property)
+
+
+def reachable_nodes(network: Network, subject: str) -> set[str]:
+    """The subject and every node it reaches by links of either sign: :func:`resolve` reads no
+    link out of any other node, so changing such links cannot change the subject's answers, nor
+    this set."""
+    found = {subject}
+    stack = [subject]
+    while stack:
+        for link in network.out_links(stack.pop()):
+            if link.dst not in found:
+                found.add(link.dst)
+                stack.append(link.dst)
+    return found
+
+
+def _evaluate(
+    network: Network, subject: str, target: str | None, keep: set[str] | None = None
+) -> _State:
+    if keep is None and target is not None:
+        keep = _ancestors_of(network, target)
     state = _State(network, subject)
     for node in _topological_order(network, subject, keep):
         state.visit(node)
@@ -326,6 +368,15 @@ def resolve(network: Network, subject: str, property: str) -> Answer:
     if not network.in_links(property):
         return "unknown"
     return _evaluate(network, subject, property).verdict.get(property, "unknown")
+
+
+def resolve_with_relevant(network: Network, subject: str, property: str) -> tuple[Answer, set[str]]:
+    """:func:`resolve` and :func:`relevant_nodes` at once (the answer is found on that set)."""
+    relevant = _ancestors_of(network, property)
+    if subject == property or not _has_node(network, subject) or not network.in_links(property):
+        return "unknown", relevant
+    state = _evaluate(network, subject, property, relevant)
+    return state.verdict.get(property, "unknown"), relevant
 
 
 # --------------------------------------------------------------------------------------------------

@@ -297,14 +297,15 @@ class PseudowordModel:
         """A lowercase string: a length from the training histogram, then letters left to right."""
         lengths, cum_len = self._length_table(min_len, max_len)
         length = lengths[bisect_right(cum_len, rng.random() * cum_len[-1])]
-        history = PAD * (ORDER - 1)
-        letters = []
+        word = PAD * (ORDER - 1)
+        cache, draw, last = self._cum_cache, rng.random, len(ALPHABET) - 1
         for i in range(length):
-            cum = self._cumulative(position_bucket(i, length), history)
-            index = min(bisect_right(cum, rng.random() * cum[-1]), len(ALPHABET) - 1)
-            letters.append(ALPHABET[index])
-            history = history[1:] + ALPHABET[index]
-        return "".join(letters)
+            bucket = 0 if i < EDGE else 2 if i >= length - EDGE else 1  # position_bucket, inlined
+            history = word[1 - ORDER :]
+            cum = cache.get((bucket, history)) or self._cumulative(bucket, history)
+            index = bisect_right(cum, draw() * cum[-1])
+            word += ALPHABET[index if index < last else last]
+        return word[ORDER - 1 :]
 
 
 @lru_cache(maxsize=1)
@@ -435,6 +436,17 @@ def contains_common_word(word: str) -> bool:
     )
 
 
+@lru_cache(maxsize=16)
+def _exclusion(exclude: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(the excluded words, lowercase; every string within one deletion of one of them): the
+    same for every call with the same list (the lexicon's source names), so made once."""
+    excluded = frozenset(w.lower() for w in exclude)
+    near: set[str] = set()
+    for word in excluded:
+        near |= _neighbourhood(word)
+    return excluded, frozenset(near)
+
+
 def _neighbourhood(word: str) -> set[str]:
     """The word and every one-letter deletion: two words sharing any of these are confusable."""
     return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
@@ -469,11 +481,8 @@ def pseudowords(
             f"got min_len={min_len}, max_len={max_len}"
         )
     model = load_model()
-    excluded = {w.lower() for w in exclude}
-    taken: set[str] = set()
-    if not allow_similar:
-        for w in sorted(excluded):
-            taken |= _neighbourhood(w)
+    excluded, near_excluded = _exclusion(frozenset(exclude))
+    taken: set[str] = set() if allow_similar else set(near_excluded)
     out: list[str] = []
     chosen: set[str] = set()
     attempts = max(_MIN_ATTEMPTS, _ATTEMPTS_PER_WORD * n)
