@@ -238,7 +238,7 @@ def compile_claims(claims: Iterable[Claim], order: SourceOrder) -> list[Link]:
 
 
 def link_key(link: Link) -> tuple[str, str, bool, bool]:
-    """Sort key equal to :class:`Link`'s own ordering, without dataclass comparison overhead."""
+    """Sort key equal to :class:`Link`'s own ordering (a link is itself that tuple)."""
     return (link.src, link.dst, link.positive, link.strict)
 
 
@@ -246,7 +246,7 @@ def build_network(links: Iterable[Link]) -> Network:
     """The canonical network of already-validated links: what ``make_network`` returns, built
     without its comparisons and full cycle search (:class:`Premises` rejects cycles as links
     arrive). The generator rebuilds a network after every update, so this is its hot path."""
-    unique = tuple(sorted(set(links), key=link_key))
+    unique = tuple(sorted(set(links)))
     out: dict[str, list[Link]] = {}
     inn: dict[str, list[Link]] = {}
     for link in unique:

@@ -23,7 +23,6 @@ from biaslab.suites.defeasible.conversation import (
     Statement,
     Update,
     effect_of,
-    link_key,
     statement_link,
 )
 from biaslab.suites.defeasible.lexicon import Domain
@@ -359,6 +358,6 @@ def _delta(before: Network, after: Network) -> tuple[tuple[Link, ...], tuple[Lin
         return (), ()
     was, now = before.link_set, after.link_set
     return (
-        tuple(sorted(now - was, key=link_key)),
-        tuple(sorted(was - now, key=link_key)),
+        tuple(sorted(now - was)),
+        tuple(sorted(was - now)),
     )

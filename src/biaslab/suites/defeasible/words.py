@@ -429,11 +429,13 @@ def is_english(word: str) -> bool:
 def contains_common_word(word: str) -> bool:
     """True if a proper substring of 4+ letters is a frequent English word (zipf >= 4): "body"."""
     w = word.lower()
-    return any(
-        _zipf(w[i : i + size]) >= COMMON_ZIPF
-        for size in range(COMMON_MIN_LEN, len(w))
-        for i in range(len(w) - size + 1)
-    )
+    known = _english_frequencies()
+    for size in range(COMMON_MIN_LEN, len(w)):
+        for i in range(len(w) - size + 1):
+            part = w[i : i + size]
+            if part in known and _zipf(part) >= COMMON_ZIPF:  # most parts are no word at all
+                return True
+    return False
 
 
 @lru_cache(maxsize=16)
