@@ -245,3 +245,22 @@ def test_out_of_range_discount_estimates_fall_back() -> None:
     assert _discounts([1, 1, 1, 2, 3, 3]) == FALLBACK_DISCOUNTS  # D2 < 0 and D3 = 3
     kept = _discounts([1] * 20 + [2] * 8 + [3] * 4 + [4] * 2)
     assert kept != FALLBACK_DISCOUNTS and all(0 < d < c for c, d in enumerate(kept, start=1))
+
+
+def test_zipf_from_the_frequency_list_equals_wordfreq() -> None:
+    """The shortcut for single-token words gives exactly ``wordfreq.zipf_frequency``: on every
+    listed word near the frequent-word threshold and on a sample of the others."""
+    import wordfreq
+
+    from biaslab.suites.defeasible.words import COMMON_ZIPF, zipf_of_frequency
+
+    listed = {
+        word: f
+        for word, f in wordfreq.get_frequency_dict("en").items()
+        if word.isascii() and word.isalpha() and word.islower() and 3 <= len(word) <= 12
+    }
+    near = [w for w, f in listed.items() if abs(math.log10(f) + 9 - COMMON_ZIPF) < 0.1]
+    others = random.Random(3).sample(sorted(listed), 3000)
+    assert len(near) > 100
+    for word in [*near, *others]:
+        assert zipf_of_frequency(listed[word]) == wordfreq.zipf_frequency(word, "en"), word

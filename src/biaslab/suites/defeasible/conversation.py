@@ -268,6 +268,7 @@ class Premises:
         self.order = SourceOrder()
         self._network: Network | None = None
         self._successors: dict[str, set[str]] = {}  # every link ever asserted, for cycle checks
+        self._targets: set[str] = set()  # nodes some asserted link points to
         for statement in statements:
             self.add(statement)
 
@@ -279,6 +280,7 @@ class Premises:
         copied.order = self.order.copy()
         copied._network = self._network
         copied._successors = {node: set(after) for node, after in self._successors.items()}
+        copied._targets = set(self._targets)
         return copied
 
     def add(self, statement: Statement) -> None:
@@ -306,17 +308,19 @@ class Premises:
         successors = self._successors
         if link.dst in successors.get(link.src, ()):
             return
-        seen = {link.dst}
-        stack = [link.dst]
-        while stack:
-            node = stack.pop()
-            if node == link.src:
-                raise NetworkError(f"the network has a cycle through {link.src} and {link.dst}")
-            for nxt in successors.get(node, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+        if link.src in self._targets:  # else nothing leads back to the source: no cycle
+            seen = {link.dst}
+            stack = [link.dst]
+            while stack:
+                node = stack.pop()
+                if node == link.src:
+                    raise NetworkError(f"the network has a cycle through {link.src} and {link.dst}")
+                for nxt in successors.get(node, ()):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
         successors.setdefault(link.src, set()).add(link.dst)
+        self._targets.add(link.dst)
 
     def links(self) -> set[Link]:
         return set(self._given) | set(compile_claims(self._claims, self.order))

@@ -86,6 +86,14 @@ class Network:
     def in_links(self, node: str) -> tuple[Link, ...]:
         return self._in.get(node, ())
 
+    def out_map(self) -> Mapping[str, tuple[Link, ...]]:
+        """node -> its outgoing links (:meth:`out_links` for every node; for graph walks)."""
+        return self._out
+
+    def in_map(self) -> Mapping[str, tuple[Link, ...]]:
+        """node -> its incoming links (:meth:`in_links` for every node; for graph walks)."""
+        return self._in
+
     @cached_property
     def link_set(self) -> frozenset[Link]:
         """The links as a set (built once per network)."""

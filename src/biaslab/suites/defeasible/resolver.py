@@ -210,6 +210,7 @@ class _State:
 
     def __init__(self, network: Network, subject: str) -> None:
         self.network = network
+        self.into = network.in_map()
         self.subject = subject
         # ancestors[v] (only for the subject and nodes with a supported positive path): bitset of the
         # nodes strictly before v on some supported path (the subject included).
@@ -263,7 +264,7 @@ class _State:
         pos: dict[str, bool] = {}
         neg: dict[str, bool] = {}
         ancestors = self.ancestors
-        for link in self.network.in_links(node):
+        for link in self.into.get(node, ()):
             source = link.src
             if source in ancestors:  # constructible: the source is the subject or supported
                 side = pos if link.positive else neg
@@ -287,20 +288,23 @@ class _State:
 
 
 def _topological_order(network: Network, subject: str, keep: set[str] | None) -> list[str]:
-    """Nodes reachable from subject by links of either sign (within keep), in topological order."""
+    """Nodes reachable from subject by links of either sign (within keep), in topological order:
+    the reverse postorder of a depth-first walk that takes each node's links in their order."""
+    out = network.out_map()
+    empty: tuple[Link, ...] = ()
     seen = {subject}
     postorder: list[str] = []
-    stack: list[tuple[str, int]] = [(subject, 0)]
+    stack = [(subject, iter(out.get(subject, empty)))]
     while stack:
-        node, index = stack.pop()
-        links = network.out_links(node)
-        if index < len(links):
-            stack.append((node, index + 1))
-            child = links[index].dst
+        node, links = stack[-1]
+        for link in links:
+            child = link.dst
             if child not in seen and (keep is None or child in keep):
                 seen.add(child)
-                stack.append((child, 0))
+                stack.append((child, iter(out.get(child, empty))))
+                break
         else:
+            stack.pop()
             postorder.append(node)
     postorder.reverse()
     return postorder[1:]  # drop the subject itself
@@ -308,10 +312,11 @@ def _topological_order(network: Network, subject: str, keep: set[str] | None) ->
 
 def _ancestors_of(network: Network, node: str) -> set[str]:
     """The node and every node with a link-chain (either sign) to it."""
+    into = network.in_map()
     found = {node}
     stack = [node]
     while stack:
-        for link in network.in_links(stack.pop()):
+        for link in into.get(stack.pop(), ()):
             if link.src not in found:
                 found.add(link.src)
                 stack.append(link.src)
@@ -329,10 +334,11 @@ def reachable_nodes(network: Network, subject: str) -> set[str]:
     """The subject and every node it reaches by links of either sign: :func:`resolve` reads no
     link out of any other node, so changing such links cannot change the subject's answers, nor
     this set."""
+    out = network.out_map()
     found = {subject}
     stack = [subject]
     while stack:
-        for link in network.out_links(stack.pop()):
+        for link in out.get(stack.pop(), ()):
             if link.dst not in found:
                 found.add(link.dst)
                 stack.append(link.dst)

@@ -412,12 +412,28 @@ def _english_frequencies() -> Mapping[str, float]:
 
 @lru_cache(maxsize=65536)
 def _zipf(word: str) -> float:
-    """``wordfreq.zipf_frequency(word, "en")``; a dict miss (the usual case) is answered at once."""
-    if word not in _english_frequencies():  # lowercase letters tokenise to themselves
-        return 0.0
-    import wordfreq
+    """``wordfreq.zipf_frequency(word, "en")`` for a lowercase ASCII word (every word asked here):
+    such a word is one token of itself, so its Zipf value is :func:`zipf_of_frequency` of its
+    entry in the frequency list (0 without one)."""
+    frequency = _english_frequencies().get(word)
+    return 0.0 if frequency is None else zipf_of_frequency(frequency)
 
-    return float(wordfreq.zipf_frequency(word, "en"))
+
+#: ``wordfreq.zipf_to_freq(0)``: the floor ``zipf_frequency`` puts under every frequency
+_ZIPF_FLOOR = 1e-9
+
+
+def zipf_of_frequency(frequency: float) -> float:
+    """What ``wordfreq.zipf_frequency`` returns for a word that is a single token with this
+    frequency in the "en" list: its one-token combination ``1 / (1 / f)``, floored, rounded to
+    three significant digits, on the Zipf scale, rounded to hundredths.
+
+    Written out because ``zipf_frequency`` runs its regex tokenizer on every new word (tens of
+    microseconds; thousands of words per generated set) only to find the word itself; the test
+    suite checks this against ``zipf_frequency`` on the list's words."""
+    freq = max(1.0 / (1.0 / frequency), _ZIPF_FLOOR)
+    rounded = round(freq, math.floor(-math.log(freq, 10)) + 3)
+    return round(math.log(rounded, 10) + 9, 2)
 
 
 def is_english(word: str) -> bool:
