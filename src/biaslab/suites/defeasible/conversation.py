@@ -299,7 +299,7 @@ class Premises:
             self._given[link] = None
             # a plain statement adds its link to what the claims left: the network grows by it
             network = self._network
-            if network is not None and link not in network.link_set:
+            if network is not None and link not in network.out_links(link.src):
                 self._network = network.plus(link)
 
     def _check_acyclic(self, link: Link) -> None:

@@ -98,35 +98,41 @@ class StructureGraph:
 
     def __init__(self, edges: Iterable[tuple[str, str]]) -> None:
         self.neighbours: dict[str, set[str]] = {}
+        self._distances: dict[str, dict[str, int]] = {}  # start -> hops to every node it reaches
         for a, b in edges:
             self.add(a, b)
 
     def copy(self) -> StructureGraph:
         graph = StructureGraph(())
         graph.neighbours = {node: set(others) for node, others in self.neighbours.items()}
+        graph._distances = dict(self._distances)  # walks are replaced, never changed
         return graph
 
     def add(self, a: str, b: str) -> None:
         self.neighbours.setdefault(a, set()).add(b)
         self.neighbours.setdefault(b, set()).add(a)
+        self._distances.clear()
 
     def hops(self, start: str, goal: str) -> int | None:
-        """Shortest-path length, None if unconnected (or a node is not in the graph)."""
+        """Shortest-path length, None if unconnected (or a node is not in the graph). One
+        breadth-first walk per start until the graph next grows (a section asks from its subject
+        and its property once per update)."""
         if start == goal:
             return 0
         if start not in self.neighbours or goal not in self.neighbours:
             return None
-        seen = {start: 0}
-        queue = deque([start])
-        while queue:
-            node = queue.popleft()
-            for other in self.neighbours[node]:
-                if other not in seen:
-                    if other == goal:
-                        return seen[node] + 1
-                    seen[other] = seen[node] + 1
-                    queue.append(other)
-        return None
+        seen = self._distances.get(start)
+        if seen is None:
+            seen = {start: 0}
+            queue = deque([start])
+            while queue:
+                node = queue.popleft()
+                for other in self.neighbours[node]:
+                    if other not in seen:
+                        seen[other] = seen[node] + 1
+                        queue.append(other)
+            self._distances[start] = seen
+        return seen.get(goal)
 
 
 def on_path(network: Network, subject: str, prop: str, link: Link) -> bool:
@@ -264,10 +270,8 @@ def _constant_gold(premises: Premises, section: Section) -> str | None:
         if gold is None:
             continue
         network = premises.network
-        if (
-            network is not before
-            and answers.after(network, before.link_set ^ network.link_set) != gold
-        ):
+        added, removed = _delta(before, network)
+        if answers.after(network, added + removed) != gold:
             gold = None
     return gold
 
@@ -356,6 +360,9 @@ def _delta(before: Network, after: Network) -> tuple[tuple[Link, ...], tuple[Lin
     """(links added, links removed) from ``before`` to ``after``, each sorted."""
     if after is before:
         return (), ()
+    added = after.grown_from(before)
+    if added is not None:  # the usual case: a plain statement added its link
+        return (added,), ()
     was, now = before.link_set, after.link_set
     return (
         tuple(sorted(now - was)),

@@ -74,6 +74,10 @@ class Network:
     links: tuple[Link, ...]
     _out: Mapping[str, tuple[Link, ...]] = field(repr=False, compare=False, hash=False)
     _in: Mapping[str, tuple[Link, ...]] = field(repr=False, compare=False, hash=False)
+    #: (the links of the network this one was grown from by :meth:`plus`, the link it added)
+    _grown_from: tuple[tuple[Link, ...], Link] | None = field(
+        default=None, repr=False, compare=False, hash=False
+    )
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -111,7 +115,12 @@ class Network:
             row = list(index.get(node, ()))
             insort(row, link)
             index[node] = tuple(row)
-        return Network(links=tuple(links), _out=out, _in=inn)
+        return Network(links=tuple(links), _out=out, _in=inn, _grown_from=(self.links, link))
+
+    def grown_from(self, other: Network) -> Link | None:
+        """The one link :meth:`plus` added to ``other`` to make this network, else None."""
+        grown = self._grown_from
+        return grown[1] if grown is not None and grown[0] is other.links else None
 
     def has_link(self, src: str, dst: str, positive: bool) -> bool:
         return any(link.dst == dst and link.positive == positive for link in self.out_links(src))

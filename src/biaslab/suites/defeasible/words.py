@@ -368,12 +368,19 @@ def legality_problem(
             return "vowel run too long"
     if any(w[i] == "q" and w[i + 1 : i + 2] != "u" for i in range(len(w))):
         return "q without u"
-    if w.endswith(("ing", "ed")) or (w.endswith("s") and not w.endswith(("ss", "us", "is", "os"))):
+    if _looks_inflected(w):
         return "looks inflected"
     for stem in BLOCKED_SUBSTRINGS:
         if stem in w:
             return "contains a blocked stem"
     return None
+
+
+def _looks_inflected(w: str) -> bool:
+    """-ing, -ed or a plural -s ending (lowercase ``w``)."""
+    return w.endswith(("ing", "ed")) or (
+        w.endswith("s") and not w.endswith(("ss", "us", "is", "os"))
+    )
 
 
 def deinflections(word: str) -> list[str]:
@@ -512,6 +519,7 @@ def pseudowords(
         if (
             w in chosen
             or w in excluded
+            or _looks_inflected(w)  # legality_problem's most frequent reason, checked first
             or legality_problem(w, min_len=min_len, max_len=max_len, model=model)
         ):
             continue
