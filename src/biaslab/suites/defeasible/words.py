@@ -16,10 +16,13 @@ The model (after Chen & Goodman 1999 and the CGCA idea of König et al. 2020):
   probability and each context's distribution sums to one.
 
 Training uses the most frequent English words in ``wordfreq`` (letters only, 4-10 long, type
-counts) and takes ~0.2 s (half of it importing ``wordfreq``, which the real-word filter needs
-anyway), so the model is trained at first use and cached (:func:`load_model`) rather than shipped
-as a file derived from wordfreq's CC BY-SA word lists. A golden test pins a few generated words so
-a change in ``wordfreq`` or in this code cannot silently change generated items.
+counts). It is not shipped as a file derived from wordfreq's CC BY-SA word lists: the first process
+trains it and keeps it, with the lowercase-ASCII part of wordfreq's English frequency list the
+real-word filter reads, in the user's cache (:mod:`~biaslab.suites.defeasible.diskcache`, keyed by
+this file's text and wordfreq's version); later processes read both back in milliseconds instead
+of importing ``wordfreq`` and training (about 0.7 CPU-s). A test checks that the cached model is
+the freshly trained one, and a golden test pins a few generated words so a change in ``wordfreq``
+or in this code cannot silently change generated items.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
+from pathlib import Path
 
 from biaslab.errors import BiaslabError
 
@@ -308,10 +312,72 @@ class PseudowordModel:
         return word[ORDER - 1 :]
 
 
-@lru_cache(maxsize=1)
 def load_model() -> PseudowordModel:
-    """The model trained on :func:`training_words` (trained on first use, then cached)."""
-    return build_pseudoword_model()
+    """The model trained on :func:`training_words` (read from the user's cache when there)."""
+    return _trained()[0]
+
+
+@lru_cache(maxsize=1)
+def _trained() -> tuple[PseudowordModel, Mapping[str, float]]:
+    """(the model, wordfreq's English frequencies of lowercase ASCII words), from the cache or
+    computed and stored there (see the module docstring)."""
+    from biaslab.suites.defeasible import diskcache
+
+    key = _cache_key()
+    cached = diskcache.load("pseudowords", key)
+    if cached is not None:
+        try:
+            return _from_plain(cached)
+        except (TypeError, ValueError, KeyError, IndexError):  # not what this code writes
+            pass
+    import wordfreq
+
+    model = build_pseudoword_model()
+    frequencies = {
+        word: frequency
+        for word, frequency in wordfreq.get_frequency_dict("en").items()
+        if _plain_word(word)
+    }
+    diskcache.store("pseudowords", key, _to_plain(model, frequencies))
+    return model, frequencies
+
+
+def _cache_key() -> str:
+    """Everything the cached model and frequencies depend on: this file and wordfreq's data."""
+    import hashlib
+    from importlib.metadata import version
+
+    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return f"words.py {source} | wordfreq {version('wordfreq')}"
+
+
+def _to_plain(model: PseudowordModel, frequencies: Mapping[str, float]) -> object:
+    levels = tuple(
+        tuple(
+            ({history: dict(row) for history, row in level.rows.items()}, level.discounts)
+            for level in bucket
+        )
+        for bucket in model.levels
+    )
+    return (levels, dict(model.lengths), model.clusters, dict(frequencies))
+
+
+def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
+    if not isinstance(data, tuple) or len(data) != 4:
+        raise ValueError("not a cached pseudoword model")
+    levels, lengths, clusters, frequencies = data
+    buckets = tuple(
+        tuple(_Level(rows, tuple(discounts)) for rows, discounts in bucket) for bucket in levels
+    )
+    if len(buckets) != len(BUCKETS) or any(len(bucket) != ORDER for bucket in buckets):
+        raise ValueError("not a cached pseudoword model")
+    model = PseudowordModel(buckets, lengths, tuple(clusters))  # type: ignore[arg-type]
+    return model, frequencies
+
+
+def _plain_word(word: str) -> bool:
+    """Lowercase ASCII letters only: the words whose frequencies the filters read."""
+    return word.isascii() and word.isalpha() and word.islower()
 
 
 # ---------------------------------------------------------------------------------------- filters
@@ -410,18 +476,22 @@ def deinflections(word: str) -> list[str]:
     return stems
 
 
-@lru_cache(maxsize=1)
 def _english_frequencies() -> Mapping[str, float]:
-    import wordfreq
-
-    return wordfreq.get_frequency_dict("en")
+    """wordfreq's English frequencies of lowercase ASCII words (cached with the model)."""
+    return _trained()[1]
 
 
 @lru_cache(maxsize=65536)
 def _zipf(word: str) -> float:
-    """``wordfreq.zipf_frequency(word, "en")`` for a lowercase ASCII word (every word asked here):
-    such a word is one token of itself, so its Zipf value is :func:`zipf_of_frequency` of its
-    entry in the frequency list (0 without one)."""
+    """``wordfreq.zipf_frequency(word, "en")``. A lowercase ASCII word (every word the generator
+    asks about) is one token of itself, so its Zipf value is :func:`zipf_of_frequency` of its
+    entry in the frequency list (0 without one); anything else is asked of wordfreq."""
+    if not _plain_word(word):
+        import wordfreq
+
+        if word not in wordfreq.get_frequency_dict("en"):
+            return 0.0
+        return float(wordfreq.zipf_frequency(word, "en"))
     frequency = _english_frequencies().get(word)
     return 0.0 if frequency is None else zipf_of_frequency(frequency)
 
