@@ -32,7 +32,7 @@ import random
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from pathlib import Path
 
@@ -79,6 +79,12 @@ def position_bucket(index: int, length: int) -> int:
     if index >= length - EDGE:
         return 2
     return 1
+
+
+@cache
+def _bucket_sequence(length: int) -> tuple[int, ...]:
+    """:func:`position_bucket` of every letter of a word of ``length``."""
+    return tuple(position_bucket(i, length) for i in range(length))
 
 
 # ---------------------------------------------------------------------------------------- training
@@ -221,7 +227,10 @@ class PseudowordModel:
     lengths: Mapping[int, int]
     clusters: tuple[frozenset[str], frozenset[str], frozenset[str]]  # initial, medial, final
     _cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
-    _cum_cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
+    #: per bucket: history -> cumulative distribution of the next letter
+    _cum_cache: tuple[dict[str, tuple[float, ...]], ...] = field(
+        default_factory=lambda: tuple({} for _ in BUCKETS), repr=False
+    )
     _length_cache: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = field(
         default_factory=dict, repr=False
     )
@@ -291,10 +300,10 @@ class PseudowordModel:
         return table
 
     def _cumulative(self, bucket: int, history: str) -> tuple[float, ...]:
-        cum = self._cum_cache.get((bucket, history))
+        cum = self._cum_cache[bucket].get(history)
         if cum is None:
             cum = tuple(accumulate(self.distribution(bucket, history)))
-            self._cum_cache[(bucket, history)] = cum
+            self._cum_cache[bucket][history] = cum
         return cum
 
     def sample(self, rng: random.Random, min_len: int, max_len: int) -> str:
@@ -302,11 +311,10 @@ class PseudowordModel:
         lengths, cum_len = self._length_table(min_len, max_len)
         length = lengths[bisect_right(cum_len, rng.random() * cum_len[-1])]
         word = PAD * (ORDER - 1)
-        cache, draw, last = self._cum_cache, rng.random, len(ALPHABET) - 1
-        for i in range(length):
-            bucket = 0 if i < EDGE else 2 if i >= length - EDGE else 1  # position_bucket, inlined
+        caches, draw, last = self._cum_cache, rng.random, len(ALPHABET) - 1
+        for bucket in _bucket_sequence(length):
             history = word[1 - ORDER :]
-            cum = cache.get((bucket, history)) or self._cumulative(bucket, history)
+            cum = caches[bucket].get(history) or self._cumulative(bucket, history)
             index = bisect_right(cum, draw() * cum[-1])
             word += ALPHABET[index if index < last else last]
         return word[ORDER - 1 :]
