@@ -30,7 +30,7 @@ from biaslab.suites.defeasible.network import Link, Network
 from biaslab.suites.defeasible.resolver import (
     reachable_nodes,
     relevant_nodes,
-    resolve_with_relevant,
+    resolve_with_reach,
 )
 
 
@@ -197,18 +197,18 @@ class _Answers:
         if self.gold is not None and not changed:
             return self.gold
         if self.gold is not None:
-            if self.relevant is None:
-                self.relevant = relevant_nodes(network, self.prop)
-            if not any(link.dst in self.relevant for link in changed):
-                self.reachable = None  # a link out of the subject's reach may have extended it
-                return self.gold
             if self.reachable is None:
                 self.reachable = reachable_nodes(network, self.subject)
             if not any(link.src in self.reachable for link in changed):
                 self.relevant = None  # links into the answer's nodes may have extended them
                 return self.gold
-        self.gold, self.relevant = resolve_with_relevant(network, self.subject, self.prop)
-        self.reachable = None
+            if self.relevant is None:
+                self.relevant = relevant_nodes(network, self.prop)
+            if not any(link.dst in self.relevant for link in changed):
+                self.reachable = None  # a link out of the subject's reach may have extended it
+                return self.gold
+        self.gold, self.reachable = resolve_with_reach(network, self.subject, self.prop)
+        self.relevant = None
         return self.gold
 
 

@@ -103,7 +103,7 @@ __all__ = [
     "reachable_nodes",
     "relevant_nodes",
     "resolve",
-    "resolve_with_relevant",
+    "resolve_with_reach",
     "supported_conclusions",
 ]
 
@@ -290,6 +290,11 @@ class _State:
 def _topological_order(network: Network, subject: str, keep: set[str] | None) -> list[str]:
     """Nodes reachable from subject by links of either sign (within keep), in topological order:
     the reverse postorder of a depth-first walk that takes each node's links in their order."""
+    return _walk(network, subject, keep)[0]
+
+
+def _walk(network: Network, subject: str, keep: set[str] | None) -> tuple[list[str], set[str]]:
+    """(:func:`_topological_order`, the subject and every node it ordered)."""
     out = network.out_map()
     empty: tuple[Link, ...] = ()
     seen = {subject}
@@ -307,7 +312,7 @@ def _topological_order(network: Network, subject: str, keep: set[str] | None) ->
             stack.pop()
             postorder.append(node)
     postorder.reverse()
-    return postorder[1:]  # drop the subject itself
+    return postorder[1:], seen  # drop the subject itself
 
 
 def _ancestors_of(network: Network, node: str) -> set[str]:
@@ -376,13 +381,20 @@ def resolve(network: Network, subject: str, property: str) -> Answer:
     return _evaluate(network, subject, property).verdict.get(property, "unknown")
 
 
-def resolve_with_relevant(network: Network, subject: str, property: str) -> tuple[Answer, set[str]]:
-    """:func:`resolve` and :func:`relevant_nodes` at once (the answer is found on that set)."""
-    relevant = _ancestors_of(network, property)
-    if subject == property or not _has_node(network, subject) or not network.in_links(property):
-        return "unknown", relevant
-    state = _evaluate(network, subject, property, relevant)
-    return state.verdict.get(property, "unknown"), relevant
+def resolve_with_reach(network: Network, subject: str, property: str) -> tuple[Answer, set[str]]:
+    """:func:`resolve` and :func:`reachable_nodes` at once. The answer is found by evaluating
+    every node the subject reaches, not only those with a link-chain to the property: nodes
+    outside that set are never upstream of it, so the answer is the same, and for one subject's
+    questions the reachable part is small while the property's ancestry can be the whole
+    network."""
+    if not _has_node(network, subject):
+        return "unknown", {subject}
+    order, reach = _walk(network, subject, None)
+    state = _State(network, subject)
+    for node in order:
+        state.visit(node)
+    answer: Answer = "unknown" if subject == property else state.verdict.get(property, "unknown")
+    return answer, reach
 
 
 # --------------------------------------------------------------------------------------------------
