@@ -25,7 +25,7 @@ from biaslab.suites.defeasible.labelling import (
 from biaslab.suites.defeasible.lexicon import Domain, Lexicon
 from biaslab.suites.defeasible.network import Link
 from biaslab.suites.defeasible.planning import coin, entity_names, order_updates, pick_domain
-from biaslab.suites.defeasible.resolver import resolve
+from biaslab.suites.defeasible.resolver import resolve_with_reach
 
 
 @dataclass
@@ -203,13 +203,14 @@ def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf
 
     def nixon() -> list[KindOf]:
         """The candidates that leave the answer unknown once everything is revealed (worked out
-        only when the draw needs them: it resolves the whole hierarchy once per candidate)."""
-        final = resolve(base, subject, world.prop)
+        only when the draw needs them: it resolves the whole hierarchy once per candidate;
+        :func:`resolve_with_reach` walks only the subject's part of it)."""
+        final = resolve_with_reach(base, subject, world.prop)[0]
         conflicts = []
         for c in candidates:
             link = Link(c.child, c.parent)
             network = base if link in base.link_set else base.plus(link)
-            if resolve(network, subject, world.prop) == "unknown" != final:
+            if resolve_with_reach(network, subject, world.prop)[0] == "unknown" != final:
                 conflicts.append(c)
         return conflicts
 
