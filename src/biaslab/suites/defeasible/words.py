@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -424,30 +425,37 @@ def legality_problem(
         return "not plain letters"
     if not any(ch in VOWELS for ch in w[1:]) and w[0] not in "aeiou":
         return "no vowel"
-    for i in range(len(w) - 2):
-        if w[i] == w[i + 1] == w[i + 2]:
-            return f"letter {w[i]!r} three times in a row"
+    tripled = _TRIPLED.search(w)
+    if tripled:
+        return f"letter {tripled.group(1)!r} three times in a row"
     if w[0] == w[1]:
         return "doubled first letter"
     legal = (model or load_model()).clusters
-    for start, run in _consonant_runs(w):
-        place = 0 if start == 0 else 2 if start + run == len(w) else 1
-        cluster = w[start : start + run]
-        if run > MAX_CONSONANT_RUN or cluster not in legal[place]:
+    # an initial "y" is a consonant: stand it in with a letter that is one for the patterns
+    shape = "b" + w[1:] if w[0] == "y" else w
+    for match in _CONSONANT_RUN.finditer(shape):
+        start, end = match.span()
+        place = 0 if start == 0 else 2 if end == len(w) else 1
+        cluster = w[start:end]
+        if end - start > MAX_CONSONANT_RUN or cluster not in legal[place]:
             return f"consonant cluster {cluster!r} not legal {BUCKETS[place]}ly"
-    vowel_run = 0
-    for i, ch in enumerate(w):
-        vowel_run = vowel_run + 1 if ch in VOWELS and not (ch == "y" and i == 0) else 0
-        if vowel_run > MAX_VOWEL_RUN:
-            return "vowel run too long"
-    if any(w[i] == "q" and w[i + 1 : i + 2] != "u" for i in range(len(w))):
+    if _LONG_VOWEL_RUN.search(shape):
+        return "vowel run too long"
+    if _Q_WITHOUT_U.search(w):
         return "q without u"
     if _looks_inflected(w):
         return "looks inflected"
-    for stem in BLOCKED_SUBSTRINGS:
-        if stem in w:
-            return "contains a blocked stem"
+    if _BLOCKED.search(w):
+        return "contains a blocked stem"
     return None
+
+
+# the checks above as patterns (each replaces a loop over the letters of every candidate)
+_TRIPLED = re.compile(r"(.)\1\1")
+_CONSONANT_RUN = re.compile(r"[^aeiouy]+")
+_LONG_VOWEL_RUN = re.compile(f"[aeiouy]{{{MAX_VOWEL_RUN + 1}}}")
+_Q_WITHOUT_U = re.compile(r"q(?!u)")
+_BLOCKED = re.compile("|".join(BLOCKED_SUBSTRINGS))
 
 
 def _looks_inflected(w: str) -> bool:
