@@ -55,6 +55,45 @@ def test_a_rerun_skips_every_finished_task(grid: Path) -> None:
     assert sorted(p.name for p in grid.glob("*.eval")) == before
 
 
+def test_a_rerun_of_a_finished_grid_generates_nothing(
+    grid: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import biaslab.runner
+    from biaslab.suites.fallacy import workers
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a finished grid's re-run generated items or started a worker pool")
+
+    monkeypatch.setattr(biaslab.runner, "generate_items", refuse)
+    monkeypatch.setattr(workers, "pool", refuse)
+    before = sorted(p.name for p in grid.glob("*.eval"))
+    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
+    assert main(["run", "all", *models, *ARGS, "--log-dir", str(grid), "--display", "none"]) == 0
+    assert sorted(p.name for p in grid.glob("*.eval")) == before
+
+
+def test_a_grid_cell_without_a_finished_log_runs_again(tmp_path: Path) -> None:
+    """The cell whose log is gone runs (its items generated); the finished one is only skipped."""
+    from inspect_ai.log import read_eval_log
+
+    command = ["run", "all", "--model", "biaslab/oracle", "--judge", "biaslab/judge-reader"]
+    command += ["--n", "2", "-p", "entrenchment.n=4", "--log-dir", str(tmp_path)]
+    command += ["--display", "none"]
+    assert main(command) == 0
+    logs = {read_eval_log(str(p), header_only=True).eval.task: p for p in tmp_path.glob("*.eval")}
+    assert sorted(logs) == ["defeasible", "entrenchment", "fallacy", "tokenbias"]
+    first = read_eval_log(str(logs["tokenbias"]))
+    logs["tokenbias"].unlink()
+    assert main(command) == 0
+    again = {read_eval_log(str(p), header_only=True).eval.task: p for p in tmp_path.glob("*.eval")}
+    assert sorted(again) == sorted(logs)
+    assert again["tokenbias"] != logs["tokenbias"]
+    assert all(again[task] == logs[task] for task in ("defeasible", "entrenchment", "fallacy"))
+    rerun = read_eval_log(str(again["tokenbias"]))
+    assert rerun.status == "success" and rerun.samples and first.samples
+    assert [s.id for s in rerun.samples] == [s.id for s in first.samples]
+
+
 def test_the_card_flags_exactly_the_built_in_biases(grid: Path, tmp_path: Path) -> None:
     card = analyse(grid).card()
     assert card is not None

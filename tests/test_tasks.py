@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from biaslab.answers import format_instruction
@@ -118,3 +119,31 @@ def test_a_turn_s_synonyms_reach_the_parser_and_are_written_only_when_set() -> N
         Turn(
             index=0, prompt="p", kind="k", labels=("yes", "no"), gold="no", synonyms={"x": "maybe"}
         )
+
+
+def test_deferred_items_are_generated_only_when_a_sample_is_read(tmp_path: Path) -> None:
+    from biaslab.tasks import DeferredItems, item_dataset
+
+    items = [toy_item(0, ("yes", "no")), toy_item(1, ("no",))]
+    calls: list[int] = []
+
+    def make() -> list[Item]:
+        calls.append(1)
+        return items
+
+    deferred = DeferredItems(2, make)
+    task = build_task(deferred, TaskSettings(suite="toy", config={"n": 2}, seed=0))
+    assert len(task.dataset) == 2 and task.dataset.name == "toy" and calls == []
+    direct = item_dataset("toy", items)
+
+    def plain(sample: object) -> tuple[object, ...]:
+        # messages carry a fresh random id each time they are made: compare what they say
+        assert isinstance(sample, Sample) and not isinstance(sample.input, str)
+        said = [(m.role, m.text) for m in sample.input]
+        return sample.id, sample.target, sample.metadata, said
+
+    assert [plain(s) for s in task.dataset] == [plain(s) for s in direct]
+    assert calls == [1]
+    model = get_model("mockllm/model", custom_outputs=[out("Answer: yes")] * 3, memoize=False)
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and len(log.samples or []) == 2 and calls == [1]

@@ -60,40 +60,88 @@ def judge_for(spec: GridSpec, suite_roles: Sequence[str], model: str, suite: str
     return {"judge": spec.judge}
 
 
-def grid_tasks(spec: GridSpec) -> list[Any]:
-    """One Inspect task per (suite, seed, model), built by each suite's registered task function
-    (so ``inspect eval-set`` records the same tasks and arguments)."""
-    from inspect_ai import task_with
+@dataclass(frozen=True)
+class Cell:
+    """One task of the grid: a suite for one seed and one model, with its roles."""
 
-    from biaslab.orchestrate import task_factory
+    suite: str
+    seed: int
+    model: str
+    roles: Mapping[str, str]
+    arguments: Mapping[str, Any]  # what the suite's task function is called with
+
+
+def grid_cells(spec: GridSpec) -> list[Cell]:
+    """Every (suite, seed, model) of the grid; a missing role is an error before any task is
+    built."""
     from biaslab.suites.registry import get_suite
-    from biaslab.task_settings import roles_given_at_eval
 
-    tasks = []
+    cells = []
     for suite in spec.suites:
-        factory = task_factory(suite)
         roles_needed = get_suite(suite).roles
         for seed in spec.seeds:
             for model in spec.models:
-                roles = judge_for(spec, roles_needed, model, suite)
                 params = dict(spec.params.get(suite, {}))
                 n = int(params.pop("n")) if "n" in params else spec.n
-                with roles_given_at_eval():
-                    task = factory(preset=None, n=n, seed=seed, **params)
-                if roles:
-                    task_with(task, model=model, model_roles=dict(roles))
-                else:
-                    task_with(task, model=model)
-                tasks.append(task)
+                arguments = {"preset": None, "n": n, "seed": seed, **params}
+                roles = judge_for(spec, roles_needed, model, suite)
+                cells.append(Cell(suite, seed, model, roles, arguments))
+    return cells
+
+
+def finished_cells(cells: Sequence[Cell], log_dir: Path | str, limit: Any) -> list[int | None]:
+    """Per cell, the sample count of a successful log of the same run already in ``log_dir``
+    (the run's identity as :class:`biaslab.runs.RunSpec` matches it), else None."""
+    from biaslab.orchestrate import recorded_task_args, task_factory
+    from biaslab.runs import RunSpec, finished_sample_counts
+
+    specs = [
+        RunSpec(
+            cell.suite,
+            recorded_task_args(task_factory(cell.suite), cell.arguments),
+            cell.model,
+            dict(cell.roles),
+            limit,
+        )
+        for cell in cells
+    ]
+    return finished_sample_counts(str(log_dir), specs)
+
+
+def grid_tasks(cells: Sequence[Cell], finished: Sequence[int | None] | None = None) -> list[Any]:
+    """One Inspect task per cell, built by each suite's registered task function (so ``inspect
+    eval-set`` records the same tasks and arguments). A cell whose run already finished
+    (``finished``: its sample count) gets items generated only if the eval set runs it after all,
+    so a re-run of a finished grid generates no items and starts no worker pool."""
+    from inspect_ai import task_with
+
+    from biaslab.orchestrate import task_factory
+    from biaslab.runner import items_on_demand
+    from biaslab.task_settings import roles_given_at_eval
+
+    tasks = []
+    for number, cell in enumerate(cells):
+        factory = task_factory(cell.suite)
+        samples = finished[number] if finished is not None else None
+        with roles_given_at_eval(), items_on_demand(samples):
+            task = factory(**cell.arguments)
+        if cell.roles:
+            task_with(task, model=cell.model, model_roles=dict(cell.roles))
+        else:
+            task_with(task, model=cell.model)
+        tasks.append(task)
     return tasks
 
 
 def run_grid(
     spec: GridSpec, log_dir: Path | str, options: Mapping[str, Any]
 ) -> tuple[bool, list[Any]]:
-    """Run the grid as one eval set in ``log_dir``; returns (every task succeeded, log headers)."""
+    """Run the grid as one eval set in ``log_dir``; returns (every task succeeded, log headers).
+    Inspect decides what to skip; runs already finished in ``log_dir`` are found first so their
+    tasks are built without generating items (:func:`grid_tasks`)."""
     from inspect_ai import eval_set
 
-    tasks = grid_tasks(spec)
+    cells = grid_cells(spec)
+    tasks = grid_tasks(cells, finished_cells(cells, log_dir, options.get("limit")))
     success, logs = eval_set(tasks, log_dir=str(log_dir), model=None, **options)
     return bool(success), list(logs)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,13 +33,7 @@ def generate_items(
     seed: int,
     params: Mapping[str, object],
 ) -> Generated:
-    suite = get_suite(suite_name)
-    config = suite.resolve_config(preset, {k: _as_param(v) for k, v in params.items()})
-    count = suite.default_n if n is None else n
-    if count < 1:
-        from biaslab.errors import BiaslabError
-
-        raise BiaslabError(f"--n must be at least 1, got {count}")
+    suite, config, count = resolved_config(suite_name, preset=preset, n=n, params=params)
     from biaslab import progress
 
     with progress.reporting(f"generating {suite_name} items"):
@@ -56,6 +52,39 @@ def generate_items(
         summary=summary,
         notes=notes,
     )
+
+
+def resolved_config(
+    suite_name: str, *, preset: str | None, n: int | None, params: Mapping[str, object]
+) -> tuple[Suite, Any, int]:
+    """(suite, its resolved config, the number of items asked for): every check of the arguments
+    that needs no generation, each a one-line :class:`~biaslab.errors.BiaslabError`."""
+    suite = get_suite(suite_name)
+    config = suite.resolve_config(preset, {k: _as_param(v) for k, v in params.items()})
+    count = suite.default_n if n is None else n
+    if count < 1:
+        from biaslab.errors import BiaslabError
+
+        raise BiaslabError(f"--n must be at least 1, got {count}")
+    return suite, config, count
+
+
+#: the number of samples of a finished run whose task is being built (see :func:`items_on_demand`)
+_ON_DEMAND: ContextVar[int | None] = ContextVar("biaslab_items_on_demand", default=None)
+
+
+@contextmanager
+def items_on_demand(samples: int | None) -> Iterator[None]:
+    """Build the suite task within with items generated only if Inspect asks for a sample.
+
+    For a task whose run already finished in the log directory (``samples``: how many samples its
+    log holds), so that an eval set that skips it generates nothing. ``None``: generate now, as
+    usual (argument errors then surface before any eval starts)."""
+    token = _ON_DEMAND.set(samples)
+    try:
+        yield
+    finally:
+        _ON_DEMAND.reset(token)
 
 
 _SAID: set[str] = set()
@@ -90,20 +119,50 @@ def suite_task(
     from biaslab.errors import BiaslabError
     from biaslab.tasks import TaskArgumentError, TaskSettings, build_task, task_metadata
 
+    samples = _ON_DEMAND.get()
     try:
-        generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params or {})
+        if samples is None:
+            generated = generate_items(
+                suite_name, preset=preset, n=n, seed=seed, params=params or {}
+            )
+            suite, config, items = generated.suite, generated.config, generated.items
+            _say_once(generated.summary)
+        else:
+            suite, resolved, _ = resolved_config(
+                suite_name, preset=preset, n=n, params=params or {}
+            )
+            config = resolved.model_dump(mode="json")
+            items = _deferred_items(suite_name, preset, n, seed, params or {}, samples)
     except BiaslabError as exc:
         raise TaskArgumentError(str(exc)) from None
-    _say_once(generated.summary)
     settings = TaskSettings(
         suite=suite_name,
-        config=generated.config,
+        config=config,
         seed=seed,
-        generator_version=generated.suite.generator_version,
+        generator_version=suite.generator_version,
         logprobs=logprobs,
         params=dict(params or {}),
     )
-    builder = generated.suite.task or build_task
-    task = builder(generated.items, settings)
+    builder = suite.task or build_task
+    task = builder(items, settings)
     task.metadata = {**(task.metadata or {}), **task_metadata(settings)}
     return task
+
+
+def _deferred_items(
+    suite_name: str,
+    preset: str | None,
+    n: int | None,
+    seed: int,
+    params: Mapping[str, object],
+    samples: int,
+) -> Any:
+    """Items generated when first touched (see :func:`items_on_demand`)."""
+    from biaslab.tasks import DeferredItems
+
+    def make() -> list[Item]:
+        generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params)
+        _say_once(generated.summary)
+        return generated.items
+
+    return DeferredItems(samples, make)

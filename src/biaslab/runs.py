@@ -158,6 +158,34 @@ def previous_attempts(log_dir: Path, spec: RunSpec) -> Previous:
     )
 
 
+def finished_sample_counts(log_dir: str, specs: Sequence[RunSpec]) -> list[int | None]:
+    """Per spec, the number of samples of its newest successful log in ``log_dir`` (None: no
+    such log). One pass over the headers, for ``run all``: a task with a finished run needs no
+    items unless the eval set decides to run it after all (:func:`biaslab.runner.items_on_demand`).
+    A directory that cannot be listed or a corrupt log counts as nothing finished."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    found: list[tuple[str, int] | None] = [None] * len(specs)
+    try:
+        infos = list_eval_logs(log_dir, recursive=False)
+    except Exception:  # a missing or unreachable directory: nothing has finished there
+        return [None] * len(specs)
+    for info in infos:
+        try:
+            header = read_eval_log(info, header_only=True)
+        except Exception:  # a corrupt log is the eval set's to report
+            continue
+        samples = header.eval.dataset.samples if header.eval.dataset else None
+        if header.status != "success" or not samples:
+            continue
+        stamp = f"{header.eval.created}|{info.name}"
+        for index, spec in enumerate(specs):
+            best = found[index]
+            if spec.matches(header) and (best is None or stamp > best[0]):
+                found[index] = (stamp, samples)
+    return [entry[1] if entry else None for entry in found]
+
+
 class SignalGuard:
     """Stop a running eval on SIGTERM the way Ctrl-C stops it, whatever SIGINT's disposition.
 

@@ -10,11 +10,12 @@ per turn, a judge) build their own task (``Suite.task``) from the same pieces.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
 
 from inspect_ai import Task
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Logprobs
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -57,8 +58,106 @@ def item_sample(item: Item) -> Sample:
     )
 
 
-def item_dataset(suite: str, items: Sequence[Item]) -> MemoryDataset:
+def item_dataset(suite: str, items: Sequence[Item]) -> Dataset:
+    """The items as an Inspect dataset; :class:`DeferredItems` give a :class:`DeferredDataset`."""
+    if isinstance(items, DeferredItems):
+        return DeferredDataset(suite, items)
     return MemoryDataset([item_sample(item) for item in items], name=suite)
+
+
+class DeferredItems(Sequence[Item]):
+    """Items generated on first use, whose number is known beforehand.
+
+    ``biaslab run all`` builds every task of its eval set, and Inspect then skips the tasks whose
+    logs already hold a finished run. A task whose run is known to have finished gets these
+    instead of generated items, so a re-run generates nothing (and starts no worker pool) for it;
+    should Inspect run the task after all, the items are generated then, identical to the ones a
+    direct build would have made (generation is deterministic)."""
+
+    def __init__(self, count: int, make: Callable[[], Sequence[Item]]) -> None:
+        self.expected = count
+        self._make = make
+        self._items: Sequence[Item] | None = None
+
+    @property
+    def generated(self) -> bool:
+        return self._items is not None
+
+    def materialise(self) -> Sequence[Item]:
+        if self._items is None:
+            self._items = self._make()
+        return self._items
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | Sequence[Item]:
+        return self.materialise()[index]
+
+    def __len__(self) -> int:
+        return len(self._items) if self._items is not None else self.expected
+
+
+class DeferredDataset(Dataset):
+    """An Inspect dataset over :class:`DeferredItems`: its length is the items' known count (all
+    that Inspect's task construction and eval set's "is this log complete" check read); anything
+    that touches a sample generates the items first."""
+
+    def __init__(self, suite: str, items: DeferredItems) -> None:
+        self._suite = suite
+        self._items = items
+        self._data: MemoryDataset | None = None
+
+    def _dataset(self) -> MemoryDataset:
+        if self._data is None:
+            samples = [item_sample(item) for item in self._items.materialise()]
+            self._data = MemoryDataset(samples, name=self._suite)
+        return self._data
+
+    @property
+    def name(self) -> str | None:
+        return self._suite
+
+    @property
+    def location(self) -> str | None:
+        return None
+
+    @property
+    def shuffled(self) -> bool:
+        return self._data.shuffled if self._data is not None else False
+
+    @overload
+    def __getitem__(self, index: int) -> Sample: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Dataset: ...
+
+    def __getitem__(self, index: int | slice) -> Sample | Dataset:
+        return self._dataset()[index]
+
+    def __len__(self) -> int:
+        return len(self._data) if self._data is not None else len(self._items)
+
+    def __iter__(self) -> Iterator[Sample]:
+        return iter(self._dataset().samples)
+
+    def sort(self, reverse: bool = False, key: Any = None) -> None:
+        if key is None:
+            self._dataset().sort(reverse=reverse)
+        else:
+            self._dataset().sort(reverse=reverse, key=key)
+
+    def filter(self, predicate: Callable[[Sample], bool], name: str | None = None) -> Dataset:
+        return self._dataset().filter(predicate, name)
+
+    def shuffle(self, seed: int | None = None) -> None:
+        self._dataset().shuffle(seed)
+
+    def shuffle_choices(self, seed: int | None = None) -> None:
+        self._dataset().shuffle_choices(seed)
 
 
 def _alternatives(logprobs: Logprobs | None) -> list[dict[str, float]]:

@@ -99,6 +99,23 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
     assert len(digests) == 1
 
 
+def test_generated_items_are_pinned() -> None:
+    """The first 4 conversations of every split of the canonical set (seed 42), byte for byte:
+    speed work on the generator must not change an item (``bench/bench_generate.py --digest``
+    checks the whole set). A deliberate change of the items updates this digest and the
+    generator version."""
+    import hashlib
+
+    items = [
+        item
+        for difficulty in ("easy", "hard")
+        for item in generate(resolve_config(difficulty, {"topology": "all"}), 42, 4)
+    ]
+    text = "\n".join(item.model_dump_json() for item in items)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    assert digest == "09812d306ea7086dd65a41cc9d4a20399679e16d2fcd6d776bc802756f9606a3"
+
+
 def test_easy_and_hard_streams_differ() -> None:
     easy = generate(resolve_config("easy", {"topology": "linear"}), 3, 2)
     hard = generate(resolve_config("easy", {"topology": "linear", "difficulty": "hard"}), 3, 2)

@@ -19,7 +19,9 @@ from biaslab.suites.defeasible.resolver import (
     Explanation,
     Path,
     explain,
+    reachable_nodes,
     resolve,
+    resolve_with_reach,
     supported_conclusions,
 )
 from tests.defeasible.reference_resolver import (
@@ -441,6 +443,11 @@ def _agree(network: Network) -> None:
             fast = resolve(network, subject, prop)
             assert fast == expected[prop], (subject, prop, network.to_dict())
             assert batch.get(prop, "unknown") == fast
+            # the labeller's variant: every reachable node evaluated, the reach returned
+            assert resolve_with_reach(network, subject, prop) == (
+                fast,
+                reachable_nodes(network, subject),
+            )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

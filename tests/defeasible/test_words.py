@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import wordfreq
@@ -11,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
+from biaslab.suites.defeasible import diskcache
 from biaslab.suites.defeasible import words as W
 from biaslab.suites.defeasible.words import (
     ALPHABET,
@@ -245,3 +248,83 @@ def test_out_of_range_discount_estimates_fall_back() -> None:
     assert _discounts([1, 1, 1, 2, 3, 3]) == FALLBACK_DISCOUNTS  # D2 < 0 and D3 = 3
     kept = _discounts([1] * 20 + [2] * 8 + [3] * 4 + [4] * 2)
     assert kept != FALLBACK_DISCOUNTS and all(0 < d < c for c, d in enumerate(kept, start=1))
+
+
+def test_zipf_from_the_frequency_list_equals_wordfreq() -> None:
+    """The shortcut for single-token words gives exactly ``wordfreq.zipf_frequency``: on every
+    listed word near the frequent-word threshold and on a sample of the others."""
+    import wordfreq
+
+    from biaslab.suites.defeasible.words import COMMON_ZIPF, zipf_of_frequency
+
+    listed = {
+        word: f
+        for word, f in wordfreq.get_frequency_dict("en").items()
+        if word.isascii() and word.isalpha() and word.islower() and 3 <= len(word) <= 12
+    }
+    near = [w for w, f in listed.items() if abs(math.log10(f) + 9 - COMMON_ZIPF) < 0.1]
+    others = random.Random(3).sample(sorted(listed), 3000)
+    assert len(near) > 100
+    for word in [*near, *others]:
+        assert zipf_of_frequency(listed[word]) == wordfreq.zipf_frequency(word, "en"), word
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The pseudoword model's cache in a fresh directory, and the in-process copies dropped."""
+    monkeypatch.setenv(diskcache.ENV, str(tmp_path))
+    W._trained.cache_clear()
+    W._zipf.cache_clear()
+    yield tmp_path
+    W._trained.cache_clear()
+    W._zipf.cache_clear()
+
+
+def ordered(data: object) -> object:
+    """Plain data with every dict as its list of items (so dict order counts)."""
+    if isinstance(data, dict):
+        return [(key, ordered(value)) for key, value in data.items()]
+    if isinstance(data, list | tuple):
+        return [ordered(value) for value in data]
+    if isinstance(data, frozenset):
+        return sorted(data)
+    return data.hex() if isinstance(data, float) else data
+
+
+def test_the_cached_model_is_the_freshly_trained_one(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train = W.build_pseudoword_model
+    first_model, frequencies = W._trained()
+    assert len(list(own_cache.glob("pseudowords-*.marshal"))) == 1
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("trained again although the model was cached")
+
+    W._trained.cache_clear()
+    monkeypatch.setattr(W, "build_pseudoword_model", refuse)
+    cached_model, cached_frequencies = W._trained()
+    assert cached_model is not first_model
+    # the same counts, discounts (to the bit), clusters and dict order as a fresh training, and
+    # the same frequencies
+    fresh = ordered(W._to_plain(train(), frequencies))
+    assert ordered(W._to_plain(cached_model, cached_frequencies)) == fresh
+    assert pseudowords(random.Random(0), 8)[:3] == ["Redinsen", "Ovinge", "Maritian"]
+
+
+def test_an_unreadable_cache_entry_is_trained_again(own_cache: Path) -> None:
+    import marshal
+
+    W._trained()
+    [entry] = own_cache.glob("pseudowords-*.marshal")
+    entry.write_bytes(b"\x00not marshal data")
+    W._trained.cache_clear()
+    assert pseudowords(random.Random(0), 2) == ["Redinsen", "Ovinge"]
+    assert W._from_plain(marshal.loads(entry.read_bytes()))  # rewritten
+
+
+def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(diskcache.ENV, "")
+    assert diskcache.entry_path("pseudowords", "key") is None
+    assert diskcache.load("pseudowords", "key") is None
+    diskcache.store("pseudowords", "key", (1, 2))  # nothing to write to, and no error

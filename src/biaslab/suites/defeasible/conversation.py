@@ -186,6 +186,10 @@ class SourceOrder:
         else:
             self._parent[self._rank(statement.first)] = self._rank(statement.second)
 
+    def copy(self) -> SourceOrder:
+        # the closure is replaced, never changed in place, so the copy may share it
+        return SourceOrder(dict(self._parent), list(self._above), self._closure)
+
     def _rank(self, source: str) -> str:
         while self._parent.get(source, source) != source:
             source = self._parent[source]
@@ -234,7 +238,7 @@ def compile_claims(claims: Iterable[Claim], order: SourceOrder) -> list[Link]:
 
 
 def link_key(link: Link) -> tuple[str, str, bool, bool]:
-    """Sort key equal to :class:`Link`'s own ordering, without dataclass comparison overhead."""
+    """Sort key equal to :class:`Link`'s own ordering (a link is itself that tuple)."""
     return (link.src, link.dst, link.positive, link.strict)
 
 
@@ -242,7 +246,7 @@ def build_network(links: Iterable[Link]) -> Network:
     """The canonical network of already-validated links: what ``make_network`` returns, built
     without its comparisons and full cycle search (:class:`Premises` rejects cycles as links
     arrive). The generator rebuilds a network after every update, so this is its hot path."""
-    unique = tuple(sorted(set(links), key=link_key))
+    unique = tuple(sorted(set(links)))
     out: dict[str, list[Link]] = {}
     inn: dict[str, list[Link]] = {}
     for link in unique:
@@ -264,22 +268,39 @@ class Premises:
         self.order = SourceOrder()
         self._network: Network | None = None
         self._successors: dict[str, set[str]] = {}  # every link ever asserted, for cycle checks
+        self._targets: set[str] = set()  # nodes some asserted link points to
         for statement in statements:
             self.add(statement)
 
+    def copy(self) -> Premises:
+        """An independent copy (statements are immutable, so only the containers are copied)."""
+        copied = Premises()
+        copied._given = dict(self._given)
+        copied._claims = list(self._claims)
+        copied.order = self.order.copy()
+        copied._network = self._network
+        copied._successors = {node: set(after) for node, after in self._successors.items()}
+        copied._targets = set(self._targets)
+        return copied
+
     def add(self, statement: Statement) -> None:
         """Add one statement; a self-loop or a cycle is a :class:`NetworkError`."""
-        self._network = None
         if isinstance(statement, Reliability | EqualReliability):
+            self._network = None
             self.order.add(statement)
             return
         link = statement_link(statement)
         assert link is not None
         self._check_acyclic(link)
         if isinstance(statement, Claim):
+            self._network = None
             self._claims.append(statement)
-        else:
+        elif link not in self._given:
             self._given[link] = None
+            # a plain statement adds its link to what the claims left: the network grows by it
+            network = self._network
+            if network is not None and link not in network.out_links(link.src):
+                self._network = network.plus(link)
 
     def _check_acyclic(self, link: Link) -> None:
         if link.src == link.dst:
@@ -287,17 +308,19 @@ class Premises:
         successors = self._successors
         if link.dst in successors.get(link.src, ()):
             return
-        seen = {link.dst}
-        stack = [link.dst]
-        while stack:
-            node = stack.pop()
-            if node == link.src:
-                raise NetworkError(f"the network has a cycle through {link.src} and {link.dst}")
-            for nxt in successors.get(node, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+        if link.src in self._targets:  # else nothing leads back to the source: no cycle
+            seen = {link.dst}
+            stack = [link.dst]
+            while stack:
+                node = stack.pop()
+                if node == link.src:
+                    raise NetworkError(f"the network has a cycle through {link.src} and {link.dst}")
+                for nxt in successors.get(node, ()):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
         successors.setdefault(link.src, set()).add(link.dst)
+        self._targets.add(link.dst)
 
     def links(self) -> set[Link]:
         return set(self._given) | set(compile_claims(self._claims, self.order))

@@ -185,10 +185,16 @@ def render_turns(
     reversed_order = config.question_order == "reversed"
     turns: list[Turn] = []
     update_index = 0
+    wordings: dict[int, tuple[str, str]] = {}  # section -> its two questions (worded once)
     for event in labelled:
         section = plan.sections[event.section]
         hypothesis = section.hypothesis
-        entail_q = entailment_question(renderer, hypothesis)
+        if event.section not in wordings:
+            wordings[event.section] = (
+                entailment_question(renderer, hypothesis),
+                effect_question(renderer, hypothesis),
+            )
+        entail_q, effect_q = wordings[event.section]
         statement = event.update.statement if event.update is not None else None
         sentence = renderer.sentence(statement) if statement is not None else None
         meta = {**turn_meta(event, sentence), "reveal": section.reveal}
@@ -200,7 +206,6 @@ def render_turns(
             continue
         meta["update_index"] = update_index
         update_index += 1
-        effect_q = effect_question(renderer, hypothesis)
         questions = [("entailment", entail_q)] + ([("effect", effect_q)] if asks_effect else [])
         if reversed_order:
             questions.reverse()

@@ -25,7 +25,7 @@ from biaslab.suites.defeasible.labelling import (
 from biaslab.suites.defeasible.lexicon import Domain, Lexicon
 from biaslab.suites.defeasible.network import Link
 from biaslab.suites.defeasible.planning import coin, entity_names, order_updates, pick_domain
-from biaslab.suites.defeasible.resolver import resolve
+from biaslab.suites.defeasible.resolver import resolve_with_reach
 
 
 @dataclass
@@ -199,13 +199,21 @@ def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf
         candidates += [KindOf(lower, n, also=True) for n in taxonomy.order if n not in excluded]
     if not candidates:
         return None
-    base = Premises(world.statements()).links()
-    final = resolve(build_network(base), subject, world.prop)
-    answers = {  # the answer once everything is revealed
-        c: resolve(build_network({*base, Link(c.child, c.parent)}), subject, world.prop)
-        for c in candidates
-    }
-    nixon = [c for c in candidates if answers[c] == "unknown" != final]
+    base = build_network(Premises(world.statements()).links())
+
+    def nixon() -> list[KindOf]:
+        """The candidates that leave the answer unknown once everything is revealed (worked out
+        only when the draw needs them: it resolves the whole hierarchy once per candidate;
+        :func:`resolve_with_reach` walks only the subject's part of it)."""
+        final = resolve_with_reach(base, subject, world.prop)[0]
+        conflicts = []
+        for c in candidates:
+            link = Link(c.child, c.parent)
+            network = base if link in base.link_set else base.plus(link)
+            if resolve_with_reach(network, subject, world.prop)[0] == "unknown" != final:
+                conflicts.append(c)
+        return conflicts
+
     # harmless at every stage of the reveal: no exception on the second parent's own ancestry
     harmless = [
         c
@@ -215,9 +223,9 @@ def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf
     if config.weakening == "defeat":
         pool = harmless
     elif config.weakening == "withhold":
-        pool = nixon or candidates
+        pool = nixon() or candidates
     else:
-        pool = (nixon if coin(rng, 0.5) else harmless) or harmless or candidates
+        pool = (nixon() if coin(rng, 0.5) else harmless) or harmless or candidates
     return rng.choice(pool) if pool else None
 
 

@@ -4,7 +4,6 @@ make sure the sections revise (:func:`ensure_revisions`)."""
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -24,12 +23,15 @@ from biaslab.suites.defeasible.conversation import (
     Statement,
     Update,
     effect_of,
-    link_key,
     statement_link,
 )
 from biaslab.suites.defeasible.lexicon import Domain
 from biaslab.suites.defeasible.network import Link, Network
-from biaslab.suites.defeasible.resolver import resolve
+from biaslab.suites.defeasible.resolver import (
+    reachable_nodes,
+    relevant_nodes,
+    resolve_with_reach,
+)
 
 
 @dataclass
@@ -96,30 +98,41 @@ class StructureGraph:
 
     def __init__(self, edges: Iterable[tuple[str, str]]) -> None:
         self.neighbours: dict[str, set[str]] = {}
+        self._distances: dict[str, dict[str, int]] = {}  # start -> hops to every node it reaches
         for a, b in edges:
             self.add(a, b)
+
+    def copy(self) -> StructureGraph:
+        graph = StructureGraph(())
+        graph.neighbours = {node: set(others) for node, others in self.neighbours.items()}
+        graph._distances = dict(self._distances)  # walks are replaced, never changed
+        return graph
 
     def add(self, a: str, b: str) -> None:
         self.neighbours.setdefault(a, set()).add(b)
         self.neighbours.setdefault(b, set()).add(a)
+        self._distances.clear()
 
     def hops(self, start: str, goal: str) -> int | None:
-        """Shortest-path length, None if unconnected (or a node is not in the graph)."""
+        """Shortest-path length, None if unconnected (or a node is not in the graph). One
+        breadth-first walk per start until the graph next grows (a section asks from its subject
+        and its property once per update)."""
         if start == goal:
             return 0
         if start not in self.neighbours or goal not in self.neighbours:
             return None
-        seen = {start: 0}
-        queue = deque([start])
-        while queue:
-            node = queue.popleft()
-            for other in self.neighbours[node]:
-                if other not in seen:
-                    if other == goal:
-                        return seen[node] + 1
-                    seen[other] = seen[node] + 1
-                    queue.append(other)
-        return None
+        seen = self._distances.get(start)
+        if seen is None:
+            seen = {start: 0}
+            queue = deque([start])
+            while queue:
+                node = queue.popleft()
+                for other in self.neighbours[node]:
+                    if other not in seen:
+                        seen[other] = seen[node] + 1
+                        queue.append(other)
+            self._distances[start] = seen
+        return seen.get(goal)
 
 
 def on_path(network: Network, subject: str, prop: str, link: Link) -> bool:
@@ -157,111 +170,175 @@ class _Replay:
     network: Network
     events: list[Labelled]
 
-    def snapshot(self) -> _Replay:
-        return _Replay(
-            copy.deepcopy(self.premises),
-            copy.deepcopy(self.structure),
-            self.network,
-            list(self.events),
-        )
+    def copy(self) -> _Replay:
+        return _Replay(self.premises.copy(), self.structure.copy(), self.network, list(self.events))
+
+
+class _Answers:
+    """One section's answer (:func:`resolve`) after each update, resolved again only when the
+    update can change it; most updates of a long conversation (irrelevant attributes, other
+    objects' facts, claims off the chain) cannot. An update's changed links cannot change the
+    answer, nor the node set that shows it, when either
+
+    * none points into a node the answer reads (:func:`relevant_nodes`; that set is then also
+      unchanged), or
+    * none starts at a node the subject reaches (:func:`reachable_nodes`; likewise unchanged).
+
+    Each set is kept while it is known to be unchanged and recomputed when next needed."""
+
+    def __init__(self, subject: str, prop: str) -> None:
+        self.subject, self.prop = subject, prop
+        self.gold: str | None = None
+        self.relevant: set[str] | None = None
+        self.reachable: set[str] | None = None
+
+    def after(self, network: Network, changed: Iterable[Link]) -> str:
+        changed = tuple(changed)
+        if self.gold is not None and not changed:
+            return self.gold
+        if self.gold is not None:
+            if self.reachable is None:
+                self.reachable = reachable_nodes(network, self.subject)
+            if not any(link.src in self.reachable for link in changed):
+                self.relevant = None  # links into the answer's nodes may have extended them
+                return self.gold
+            if self.relevant is None:
+                self.relevant = relevant_nodes(network, self.prop)
+            if not any(link.dst in self.relevant for link in changed):
+                self.reachable = None  # a link out of the subject's reach may have extended it
+                return self.gold
+        self.gold, self.reachable = resolve_with_reach(network, self.subject, self.prop)
+        self.relevant = None
+        return self.gold
 
 
 def _label_section(state: _Replay, section: Section) -> None:
-    subject, prop = section.hypothesis.subject, section.hypothesis.prop
-    before = set(state.network.links)
+    answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
+    before = state.network
     for statement in section.pretext:
         state.premises.add(statement)
     state.network = state.premises.network
-    gold: str = resolve(state.network, subject, prop)
-    state.events.append(
-        Labelled(section.index, None, None, gold, *_delta(before, state.network.links))
-    )
+    gold = answers.after(state.network, ())
+    state.events.append(Labelled(section.index, None, None, gold, *_delta(before, state.network)))
     for update in section.updates:
-        before = set(state.network.links)
+        before = state.network
         state.premises.add(update.statement)
         state.network = state.premises.network
         state.events.append(
-            _label_update(section, update, gold, before, state.network, state.structure)
+            _label_update(section, update, gold, before, state.network, state.structure, answers)
         )
         if isinstance(update.statement, KindOf):  # measured before it shortens anything
             state.structure.add(update.statement.child, update.statement.parent)
         gold = state.events[-1].gold
 
 
-def _replay(
-    plan: Plan, state: _Replay, start: int = 0, snapshots: list[_Replay] | None = None
-) -> tuple[list[Labelled], Network]:
-    for section in plan.sections[start:]:
-        if snapshots is not None:
-            snapshots.append(state.snapshot())
+def _replay(plan: Plan, state: _Replay) -> tuple[list[Labelled], Network]:
+    for section in plan.sections:
         _label_section(state, section)
     return state.events, state.network
+
+
+def _fresh_state(plan: Plan) -> _Replay:
+    premises = Premises()
+    return _Replay(premises, StructureGraph(plan.structure), premises.network, [])
 
 
 def label_plan(plan: Plan) -> tuple[list[Labelled], Network]:
     """Replay the plan through :class:`Premises` and label every event with :func:`resolve`;
     also return the final network."""
-    premises = Premises()
-    return _replay(plan, _Replay(premises, StructureGraph(plan.structure), premises.network, []))
+    return _replay(plan, _fresh_state(plan))
 
 
-def _constant(labelled: Sequence[Labelled], section: int) -> str | None:
-    """The section's gold if it never changes, else None."""
-    golds = {event.gold for event in labelled if event.section == section}
+def _constant(events: Sequence[Labelled]) -> str | None:
+    """The gold of a section's events if it never changes, else None."""
+    golds = {event.gold for event in events}
     return golds.pop() if len(golds) == 1 else None
+
+
+def _constant_gold(premises: Premises, section: Section) -> str | None:
+    """Add the section's statements to ``premises``; the section's gold if it never changes,
+    else None (the same answer as labelling it, without the events: once the gold has changed,
+    the rest of the section is only added)."""
+    answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
+    for statement in section.pretext:
+        premises.add(statement)
+    network = premises.network
+    gold: str | None = answers.after(network, ())
+    for update in section.updates:
+        before = network
+        premises.add(update.statement)
+        if gold is None:
+            continue
+        network = premises.network
+        added, removed = _delta(before, network)
+        if answers.after(network, added + removed) != gold:
+            gold = None
+    return gold
 
 
 def ensure_revisions(
     plan: Plan, rng: random.Random, cap: int | None = None
 ) -> tuple[list[Labelled], Network]:
-    """Label the plan; give each section whose gold never changes one update that revises it
-    (the plan's decider; replacing an update or inserting one at a random place), then relabel
-    (from the first changed section on: what comes before it is unchanged). A conversation of
-    sections that never revise tests nothing about belief revision."""
-    premises = Premises()
-    state = _Replay(premises, StructureGraph(plan.structure), premises.network, [])
-    snapshots: list[_Replay] = []
-    labelled, network = _replay(plan, state, snapshots=snapshots if plan.decider else None)
+    """Label the plan; give each section whose gold never changes (in the plan as planned) one
+    update that revises it (the plan's decider; replacing an update or inserting one at a random
+    place), and label the revised sections and everything after them. A conversation of sections
+    that never revise tests nothing about belief revision.
+
+    One pass: sections are decided in order, each on its gold in the plan as planned. Up to the
+    first revised section that is also the labelling; from there on the planned conversation is
+    only followed far enough to tell whether each section's gold is constant
+    (:func:`_constant_gold`), beside the labelling of the revised one."""
+    state = _fresh_state(plan)
     if plan.decider is None:
-        return labelled, network
-    first_changed: int | None = None
-    for number, section in enumerate(plan.sections):
-        gold = _constant(labelled, section.index)
+        return _replay(plan, state)
+    planned: Premises | None = None  # the conversation as planned, once a section was revised
+    for number, section in enumerate(list(plan.sections)):
+        if planned is None:
+            before = state.copy()
+            start = len(state.events)
+            _label_section(state, section)
+            gold = _constant(state.events[start:])
+        else:
+            gold = _constant_gold(planned, section)
         found = None if gold is None else plan.decider(section, gold)
-        if found is None:
-            continue
-        old, new = found
-        updates = list(section.updates)
-        if old is not None:
-            updates[updates.index(old)] = new
-        elif cap is None or len(updates) < cap:
-            updates.insert(rng.randint(0, len(updates)), new)
-        plan.sections[number] = replace(section, updates=tuple(updates))
-        first_changed = number if first_changed is None else first_changed
-    if first_changed is None:
-        return labelled, network
-    return _replay(plan, snapshots[first_changed], start=first_changed)
+        revised = section
+        if found is not None:
+            old, new = found
+            updates = list(section.updates)
+            if old is not None:
+                updates[updates.index(old)] = new
+            elif cap is None or len(updates) < cap:
+                updates.insert(rng.randint(0, len(updates)), new)
+            revised = replace(section, updates=tuple(updates))
+            plan.sections[number] = revised
+            if planned is None:
+                planned, state = state.premises, before
+            _label_section(state, revised)
+        elif planned is not None:
+            _label_section(state, revised)
+    return state.events, state.network
 
 
 def _label_update(
     section: Section,
     update: Update,
     gold_before: str,
-    before: set[Link],
+    before: Network,
     network: Network,
     structure: StructureGraph,
+    answers: _Answers,
 ) -> Labelled:
     subject, prop = section.hypothesis.subject, section.hypothesis.prop
     node = updated_node(update.statement, subject)
     asserted = statement_link(update.statement)
     relevant = asserted is not None and on_path(network, subject, prop, asserted)
     measured = node is not None and update.update_type != "distractor"
-    added, removed = _delta(before, network.links)
+    added, removed = _delta(before, network)
     return Labelled(
         section=section.index,
         update=update,
         gold_before=gold_before,
-        gold=resolve(network, subject, prop),
+        gold=answers.after(network, added + removed),
         added=added,
         removed=removed,
         node=node,
@@ -279,9 +356,15 @@ def _final_type(planned: str, relevant: bool) -> str:
     return planned
 
 
-def _delta(before: set[Link], after: Iterable[Link]) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
-    now = set(after)
+def _delta(before: Network, after: Network) -> tuple[tuple[Link, ...], tuple[Link, ...]]:
+    """(links added, links removed) from ``before`` to ``after``, each sorted."""
+    if after is before:
+        return (), ()
+    added = after.grown_from(before)
+    if added is not None:  # the usual case: a plain statement added its link
+        return (added,), ()
+    was, now = before.link_set, after.link_set
     return (
-        tuple(sorted(now - before, key=link_key)),
-        tuple(sorted(before - now, key=link_key)),
+        tuple(sorted(now - was)),
+        tuple(sorted(was - now)),
     )

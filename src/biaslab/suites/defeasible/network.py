@@ -15,10 +15,12 @@ order in which edges were written.
 from __future__ import annotations
 
 import json
+from bisect import insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from biaslab.errors import BiaslabError
 
@@ -31,9 +33,11 @@ class NetworkError(BiaslabError):
     """A malformed network (bad JSON shape, unknown key, cycle, self-loop)."""
 
 
-@dataclass(frozen=True, order=True)
-class Link:
-    """One signed link ``src -> dst`` (positive) or ``src -/-> dst`` (negative)."""
+class Link(NamedTuple):
+    """One signed link ``src -> dst`` (positive) or ``src -/-> dst`` (negative).
+
+    A named tuple rather than a frozen dataclass: equally immutable and ordered field by field,
+    but hashed and compared in C, and the generator hashes links millions of times."""
 
     src: str
     dst: str
@@ -70,6 +74,10 @@ class Network:
     links: tuple[Link, ...]
     _out: Mapping[str, tuple[Link, ...]] = field(repr=False, compare=False, hash=False)
     _in: Mapping[str, tuple[Link, ...]] = field(repr=False, compare=False, hash=False)
+    #: (the links of the network this one was grown from by :meth:`plus`, the link it added)
+    _grown_from: tuple[tuple[Link, ...], Link] | None = field(
+        default=None, repr=False, compare=False, hash=False
+    )
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -81,6 +89,38 @@ class Network:
 
     def in_links(self, node: str) -> tuple[Link, ...]:
         return self._in.get(node, ())
+
+    def out_map(self) -> Mapping[str, tuple[Link, ...]]:
+        """node -> its outgoing links (:meth:`out_links` for every node; for graph walks)."""
+        return self._out
+
+    def in_map(self) -> Mapping[str, tuple[Link, ...]]:
+        """node -> its incoming links (:meth:`in_links` for every node; for graph walks)."""
+        return self._in
+
+    @cached_property
+    def link_set(self) -> frozenset[Link]:
+        """The links as a set (built once per network)."""
+        return frozenset(self.links)
+
+    def plus(self, link: Link) -> Network:
+        """This network and one more link it does not hold yet, canonical as
+        :func:`make_network` would order it, without validation (the caller knows the link keeps
+        the network acyclic) and without sorting everything again: the generator adds one link
+        per revealed statement."""
+        links = list(self.links)
+        insort(links, link)
+        out, inn = dict(self._out), dict(self._in)
+        for index, node in ((out, link.src), (inn, link.dst)):
+            row = list(index.get(node, ()))
+            insort(row, link)
+            index[node] = tuple(row)
+        return Network(links=tuple(links), _out=out, _in=inn, _grown_from=(self.links, link))
+
+    def grown_from(self, other: Network) -> Link | None:
+        """The one link :meth:`plus` added to ``other`` to make this network, else None."""
+        grown = self._grown_from
+        return grown[1] if grown is not None and grown[0] is other.links else None
 
     def has_link(self, src: str, dst: str, positive: bool) -> bool:
         return any(link.dst == dst and link.positive == positive for link in self.out_links(src))

@@ -100,7 +100,10 @@ __all__ = [
     "PathStream",
     "explain",
     "explain_stream",
+    "reachable_nodes",
+    "relevant_nodes",
     "resolve",
+    "resolve_with_reach",
     "supported_conclusions",
 ]
 
@@ -207,6 +210,7 @@ class _State:
 
     def __init__(self, network: Network, subject: str) -> None:
         self.network = network
+        self.into = network.in_map()
         self.subject = subject
         # ancestors[v] (only for the subject and nodes with a supported positive path): bitset of the
         # nodes strictly before v on some supported path (the subject included).
@@ -241,20 +245,35 @@ class _State:
             compound_ok = all(ancestors[v] & own_mask for v in other)
         return _Rules(strict_ok, direct_ok, compound_ok)
 
+    def _admitted(self, own: dict[str, bool], other: dict[str, bool]) -> list[str]:
+        """The sources in ``own`` whose link is admissible (:meth:`rules` and
+        :meth:`_Rules.admits` in one pass: this runs for every node of every query)."""
+        if any(other.values()):  # a conflicting strict link: nothing in own is admissible
+            return []
+        subject = self.subject
+        if subject in other:  # an opposite direct link: no defeasible direct or compound path
+            return [source for source, strict in own.items() if strict]
+        if other:
+            own_mask = self.mask(own)
+            ancestors = self.ancestors
+            if not all(ancestors[v] & own_mask for v in other):
+                return [s for s, strict in own.items() if strict or s == subject]
+        return list(own)
+
     def visit(self, node: str) -> None:
-        incoming = self.incoming(node)
-        if not incoming.pos and not incoming.neg:
+        pos: dict[str, bool] = {}
+        neg: dict[str, bool] = {}
+        ancestors = self.ancestors
+        for link in self.into.get(node, ()):
+            source = link.src
+            if source in ancestors:  # constructible: the source is the subject or supported
+                side = pos if link.positive else neg
+                side[source] = side.get(source, False) or link.strict
+        if not pos and not neg:
             self.verdict[node] = "unknown"
             return
-        subject = self.subject
-        supported_pos: list[str] = []
-        if incoming.pos:
-            rules = self.rules(incoming.pos, incoming.neg)
-            supported_pos = [s for s, st in incoming.pos.items() if rules.admits(s, st, subject)]
-        supported_neg = False
-        if incoming.neg:
-            rules = self.rules(incoming.neg, incoming.pos)
-            supported_neg = any(rules.admits(s, st, subject) for s, st in incoming.neg.items())
+        supported_pos = self._admitted(pos, neg) if pos else []
+        supported_neg = bool(neg) and bool(self._admitted(neg, pos))
         assert not (supported_pos and supported_neg), f"yes and no both supported at {node}"
         if supported_pos:
             bits = 0
@@ -269,39 +288,73 @@ class _State:
 
 
 def _topological_order(network: Network, subject: str, keep: set[str] | None) -> list[str]:
-    """Nodes reachable from subject by links of either sign (within keep), in topological order."""
+    """Nodes reachable from subject by links of either sign (within keep), in topological order:
+    the reverse postorder of a depth-first walk that takes each node's links in their order."""
+    return _walk(network, subject, keep)[0]
+
+
+def _walk(network: Network, subject: str, keep: set[str] | None) -> tuple[list[str], set[str]]:
+    """(:func:`_topological_order`, the subject and every node it ordered)."""
+    out = network.out_map()
+    empty: tuple[Link, ...] = ()
     seen = {subject}
     postorder: list[str] = []
-    stack: list[tuple[str, int]] = [(subject, 0)]
+    stack = [(subject, iter(out.get(subject, empty)))]
     while stack:
-        node, index = stack.pop()
-        links = network.out_links(node)
-        if index < len(links):
-            stack.append((node, index + 1))
-            child = links[index].dst
+        node, links = stack[-1]
+        for link in links:
+            child = link.dst
             if child not in seen and (keep is None or child in keep):
                 seen.add(child)
-                stack.append((child, 0))
+                stack.append((child, iter(out.get(child, empty))))
+                break
         else:
+            stack.pop()
             postorder.append(node)
     postorder.reverse()
-    return postorder[1:]  # drop the subject itself
+    return postorder[1:], seen  # drop the subject itself
 
 
 def _ancestors_of(network: Network, node: str) -> set[str]:
     """The node and every node with a link-chain (either sign) to it."""
+    into = network.in_map()
     found = {node}
     stack = [node]
     while stack:
-        for link in network.in_links(stack.pop()):
+        for link in into.get(stack.pop(), ()):
             if link.src not in found:
                 found.add(link.src)
                 stack.append(link.src)
     return found
 
 
-def _evaluate(network: Network, subject: str, target: str | None) -> _State:
-    keep = None if target is None else _ancestors_of(network, target)
+def relevant_nodes(network: Network, property: str) -> set[str]:
+    """The nodes whose incoming links :func:`resolve` reads for ``property`` (the property and
+    every node with a link-chain to it): a change to links into other nodes cannot change any
+    subject's answer, nor this set."""
+    return _ancestors_of(network, property)
+
+
+def reachable_nodes(network: Network, subject: str) -> set[str]:
+    """The subject and every node it reaches by links of either sign: :func:`resolve` reads no
+    link out of any other node, so changing such links cannot change the subject's answers, nor
+    this set."""
+    out = network.out_map()
+    found = {subject}
+    stack = [subject]
+    while stack:
+        for link in out.get(stack.pop(), ()):
+            if link.dst not in found:
+                found.add(link.dst)
+                stack.append(link.dst)
+    return found
+
+
+def _evaluate(
+    network: Network, subject: str, target: str | None, keep: set[str] | None = None
+) -> _State:
+    if keep is None and target is not None:
+        keep = _ancestors_of(network, target)
     state = _State(network, subject)
     for node in _topological_order(network, subject, keep):
         state.visit(node)
@@ -326,6 +379,22 @@ def resolve(network: Network, subject: str, property: str) -> Answer:
     if not network.in_links(property):
         return "unknown"
     return _evaluate(network, subject, property).verdict.get(property, "unknown")
+
+
+def resolve_with_reach(network: Network, subject: str, property: str) -> tuple[Answer, set[str]]:
+    """:func:`resolve` and :func:`reachable_nodes` at once. The answer is found by evaluating
+    every node the subject reaches, not only those with a link-chain to the property: nodes
+    outside that set are never upstream of it, so the answer is the same, and for one subject's
+    questions the reachable part is small while the property's ancestry can be the whole
+    network."""
+    if not _has_node(network, subject):
+        return "unknown", {subject}
+    order, reach = _walk(network, subject, None)
+    state = _State(network, subject)
+    for node in order:
+        state.visit(node)
+    answer: Answer = "unknown" if subject == property else state.verdict.get(property, "unknown")
+    return answer, reach
 
 
 # --------------------------------------------------------------------------------------------------

@@ -16,21 +16,26 @@ The model (after Chen & Goodman 1999 and the CGCA idea of König et al. 2020):
   probability and each context's distribution sums to one.
 
 Training uses the most frequent English words in ``wordfreq`` (letters only, 4-10 long, type
-counts) and takes ~0.2 s (half of it importing ``wordfreq``, which the real-word filter needs
-anyway), so the model is trained at first use and cached (:func:`load_model`) rather than shipped
-as a file derived from wordfreq's CC BY-SA word lists. A golden test pins a few generated words so
-a change in ``wordfreq`` or in this code cannot silently change generated items.
+counts). It is not shipped as a file derived from wordfreq's CC BY-SA word lists: the first process
+trains it and keeps it, with the lowercase-ASCII part of wordfreq's English frequency list the
+real-word filter reads, in the user's cache (:mod:`~biaslab.suites.defeasible.diskcache`, keyed by
+this file's text and wordfreq's version); later processes read both back in milliseconds instead
+of importing ``wordfreq`` and training (about 0.7 CPU-s). A test checks that the cached model is
+the freshly trained one, and a golden test pins a few generated words so a change in ``wordfreq``
+or in this code cannot silently change generated items.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import accumulate
+from pathlib import Path
 
 from biaslab.errors import BiaslabError
 
@@ -75,6 +80,12 @@ def position_bucket(index: int, length: int) -> int:
     if index >= length - EDGE:
         return 2
     return 1
+
+
+@cache
+def _bucket_sequence(length: int) -> tuple[int, ...]:
+    """:func:`position_bucket` of every letter of a word of ``length``."""
+    return tuple(position_bucket(i, length) for i in range(length))
 
 
 # ---------------------------------------------------------------------------------------- training
@@ -217,7 +228,10 @@ class PseudowordModel:
     lengths: Mapping[int, int]
     clusters: tuple[frozenset[str], frozenset[str], frozenset[str]]  # initial, medial, final
     _cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
-    _cum_cache: dict[tuple[int, str], tuple[float, ...]] = field(default_factory=dict, repr=False)
+    #: per bucket: history -> cumulative distribution of the next letter
+    _cum_cache: tuple[dict[str, tuple[float, ...]], ...] = field(
+        default_factory=lambda: tuple({} for _ in BUCKETS), repr=False
+    )
     _length_cache: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = field(
         default_factory=dict, repr=False
     )
@@ -287,30 +301,92 @@ class PseudowordModel:
         return table
 
     def _cumulative(self, bucket: int, history: str) -> tuple[float, ...]:
-        cum = self._cum_cache.get((bucket, history))
+        cum = self._cum_cache[bucket].get(history)
         if cum is None:
             cum = tuple(accumulate(self.distribution(bucket, history)))
-            self._cum_cache[(bucket, history)] = cum
+            self._cum_cache[bucket][history] = cum
         return cum
 
     def sample(self, rng: random.Random, min_len: int, max_len: int) -> str:
         """A lowercase string: a length from the training histogram, then letters left to right."""
         lengths, cum_len = self._length_table(min_len, max_len)
         length = lengths[bisect_right(cum_len, rng.random() * cum_len[-1])]
-        history = PAD * (ORDER - 1)
-        letters = []
-        for i in range(length):
-            cum = self._cumulative(position_bucket(i, length), history)
-            index = min(bisect_right(cum, rng.random() * cum[-1]), len(ALPHABET) - 1)
-            letters.append(ALPHABET[index])
-            history = history[1:] + ALPHABET[index]
-        return "".join(letters)
+        word = PAD * (ORDER - 1)
+        caches, draw, last = self._cum_cache, rng.random, len(ALPHABET) - 1
+        for bucket in _bucket_sequence(length):
+            history = word[1 - ORDER :]
+            cum = caches[bucket].get(history) or self._cumulative(bucket, history)
+            index = bisect_right(cum, draw() * cum[-1])
+            word += ALPHABET[index if index < last else last]
+        return word[ORDER - 1 :]
+
+
+def load_model() -> PseudowordModel:
+    """The model trained on :func:`training_words` (read from the user's cache when there)."""
+    return _trained()[0]
 
 
 @lru_cache(maxsize=1)
-def load_model() -> PseudowordModel:
-    """The model trained on :func:`training_words` (trained on first use, then cached)."""
-    return build_pseudoword_model()
+def _trained() -> tuple[PseudowordModel, Mapping[str, float]]:
+    """(the model, wordfreq's English frequencies of lowercase ASCII words), from the cache or
+    computed and stored there (see the module docstring)."""
+    from biaslab.suites.defeasible import diskcache
+
+    key = _cache_key()
+    cached = diskcache.load("pseudowords", key)
+    if cached is not None:
+        try:
+            return _from_plain(cached)
+        except (TypeError, ValueError, KeyError, IndexError):  # not what this code writes
+            pass
+    import wordfreq
+
+    model = build_pseudoword_model()
+    frequencies = {
+        word: frequency
+        for word, frequency in wordfreq.get_frequency_dict("en").items()
+        if _plain_word(word)
+    }
+    diskcache.store("pseudowords", key, _to_plain(model, frequencies))
+    return model, frequencies
+
+
+def _cache_key() -> str:
+    """Everything the cached model and frequencies depend on: this file and wordfreq's data."""
+    import hashlib
+    from importlib.metadata import version
+
+    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return f"words.py {source} | wordfreq {version('wordfreq')}"
+
+
+def _to_plain(model: PseudowordModel, frequencies: Mapping[str, float]) -> object:
+    levels = tuple(
+        tuple(
+            ({history: dict(row) for history, row in level.rows.items()}, level.discounts)
+            for level in bucket
+        )
+        for bucket in model.levels
+    )
+    return (levels, dict(model.lengths), model.clusters, dict(frequencies))
+
+
+def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
+    if not isinstance(data, tuple) or len(data) != 4:
+        raise ValueError("not a cached pseudoword model")
+    levels, lengths, clusters, frequencies = data
+    buckets = tuple(
+        tuple(_Level(rows, tuple(discounts)) for rows, discounts in bucket) for bucket in levels
+    )
+    if len(buckets) != len(BUCKETS) or any(len(bucket) != ORDER for bucket in buckets):
+        raise ValueError("not a cached pseudoword model")
+    model = PseudowordModel(buckets, lengths, tuple(clusters))  # type: ignore[arg-type]
+    return model, frequencies
+
+
+def _plain_word(word: str) -> bool:
+    """Lowercase ASCII letters only: the words whose frequencies the filters read."""
+    return word.isascii() and word.isalpha() and word.islower()
 
 
 # ---------------------------------------------------------------------------------------- filters
@@ -349,30 +425,44 @@ def legality_problem(
         return "not plain letters"
     if not any(ch in VOWELS for ch in w[1:]) and w[0] not in "aeiou":
         return "no vowel"
-    for i in range(len(w) - 2):
-        if w[i] == w[i + 1] == w[i + 2]:
-            return f"letter {w[i]!r} three times in a row"
+    tripled = _TRIPLED.search(w)
+    if tripled:
+        return f"letter {tripled.group(1)!r} three times in a row"
     if w[0] == w[1]:
         return "doubled first letter"
     legal = (model or load_model()).clusters
-    for start, run in _consonant_runs(w):
-        place = 0 if start == 0 else 2 if start + run == len(w) else 1
-        cluster = w[start : start + run]
-        if run > MAX_CONSONANT_RUN or cluster not in legal[place]:
+    # an initial "y" is a consonant: stand it in with a letter that is one for the patterns
+    shape = "b" + w[1:] if w[0] == "y" else w
+    for match in _CONSONANT_RUN.finditer(shape):
+        start, end = match.span()
+        place = 0 if start == 0 else 2 if end == len(w) else 1
+        cluster = w[start:end]
+        if end - start > MAX_CONSONANT_RUN or cluster not in legal[place]:
             return f"consonant cluster {cluster!r} not legal {BUCKETS[place]}ly"
-    vowel_run = 0
-    for i, ch in enumerate(w):
-        vowel_run = vowel_run + 1 if ch in VOWELS and not (ch == "y" and i == 0) else 0
-        if vowel_run > MAX_VOWEL_RUN:
-            return "vowel run too long"
-    if any(w[i] == "q" and w[i + 1 : i + 2] != "u" for i in range(len(w))):
+    if _LONG_VOWEL_RUN.search(shape):
+        return "vowel run too long"
+    if _Q_WITHOUT_U.search(w):
         return "q without u"
-    if w.endswith(("ing", "ed")) or (w.endswith("s") and not w.endswith(("ss", "us", "is", "os"))):
+    if _looks_inflected(w):
         return "looks inflected"
-    for stem in BLOCKED_SUBSTRINGS:
-        if stem in w:
-            return "contains a blocked stem"
+    if _BLOCKED.search(w):
+        return "contains a blocked stem"
     return None
+
+
+# the checks above as patterns (each replaces a loop over the letters of every candidate)
+_TRIPLED = re.compile(r"(.)\1\1")
+_CONSONANT_RUN = re.compile(r"[^aeiouy]+")
+_LONG_VOWEL_RUN = re.compile(f"[aeiouy]{{{MAX_VOWEL_RUN + 1}}}")
+_Q_WITHOUT_U = re.compile(r"q(?!u)")
+_BLOCKED = re.compile("|".join(BLOCKED_SUBSTRINGS))
+
+
+def _looks_inflected(w: str) -> bool:
+    """-ing, -ed or a plural -s ending (lowercase ``w``)."""
+    return w.endswith(("ing", "ed")) or (
+        w.endswith("s") and not w.endswith(("ss", "us", "is", "os"))
+    )
 
 
 def deinflections(word: str) -> list[str]:
@@ -402,21 +492,41 @@ def deinflections(word: str) -> list[str]:
     return stems
 
 
-@lru_cache(maxsize=1)
 def _english_frequencies() -> Mapping[str, float]:
-    import wordfreq
-
-    return wordfreq.get_frequency_dict("en")
+    """wordfreq's English frequencies of lowercase ASCII words (cached with the model)."""
+    return _trained()[1]
 
 
 @lru_cache(maxsize=65536)
 def _zipf(word: str) -> float:
-    """``wordfreq.zipf_frequency(word, "en")``; a dict miss (the usual case) is answered at once."""
-    if word not in _english_frequencies():  # lowercase letters tokenise to themselves
-        return 0.0
-    import wordfreq
+    """``wordfreq.zipf_frequency(word, "en")``. A lowercase ASCII word (every word the generator
+    asks about) is one token of itself, so its Zipf value is :func:`zipf_of_frequency` of its
+    entry in the frequency list (0 without one); anything else is asked of wordfreq."""
+    if not _plain_word(word):
+        import wordfreq
 
-    return float(wordfreq.zipf_frequency(word, "en"))
+        if word not in wordfreq.get_frequency_dict("en"):
+            return 0.0
+        return float(wordfreq.zipf_frequency(word, "en"))
+    frequency = _english_frequencies().get(word)
+    return 0.0 if frequency is None else zipf_of_frequency(frequency)
+
+
+#: ``wordfreq.zipf_to_freq(0)``: the floor ``zipf_frequency`` puts under every frequency
+_ZIPF_FLOOR = 1e-9
+
+
+def zipf_of_frequency(frequency: float) -> float:
+    """What ``wordfreq.zipf_frequency`` returns for a word that is a single token with this
+    frequency in the "en" list: its one-token combination ``1 / (1 / f)``, floored, rounded to
+    three significant digits, on the Zipf scale, rounded to hundredths.
+
+    Written out because ``zipf_frequency`` runs its regex tokenizer on every new word (tens of
+    microseconds; thousands of words per generated set) only to find the word itself; the test
+    suite checks this against ``zipf_frequency`` on the list's words."""
+    freq = max(1.0 / (1.0 / frequency), _ZIPF_FLOOR)
+    rounded = round(freq, math.floor(-math.log(freq, 10)) + 3)
+    return round(math.log(rounded, 10) + 9, 2)
 
 
 def is_english(word: str) -> bool:
@@ -428,11 +538,24 @@ def is_english(word: str) -> bool:
 def contains_common_word(word: str) -> bool:
     """True if a proper substring of 4+ letters is a frequent English word (zipf >= 4): "body"."""
     w = word.lower()
-    return any(
-        _zipf(w[i : i + size]) >= COMMON_ZIPF
-        for size in range(COMMON_MIN_LEN, len(w))
-        for i in range(len(w) - size + 1)
-    )
+    known = _english_frequencies()
+    for size in range(COMMON_MIN_LEN, len(w)):
+        for i in range(len(w) - size + 1):
+            part = w[i : i + size]
+            if part in known and _zipf(part) >= COMMON_ZIPF:  # most parts are no word at all
+                return True
+    return False
+
+
+@lru_cache(maxsize=16)
+def _exclusion(exclude: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(the excluded words, lowercase; every string within one deletion of one of them): the
+    same for every call with the same list (the lexicon's source names), so made once."""
+    excluded = frozenset(w.lower() for w in exclude)
+    near: set[str] = set()
+    for word in excluded:
+        near |= _neighbourhood(word)
+    return excluded, frozenset(near)
 
 
 def _neighbourhood(word: str) -> set[str]:
@@ -469,11 +592,8 @@ def pseudowords(
             f"got min_len={min_len}, max_len={max_len}"
         )
     model = load_model()
-    excluded = {w.lower() for w in exclude}
-    taken: set[str] = set()
-    if not allow_similar:
-        for w in sorted(excluded):
-            taken |= _neighbourhood(w)
+    excluded, near_excluded = _exclusion(frozenset(exclude))
+    taken: set[str] = set() if allow_similar else set(near_excluded)
     out: list[str] = []
     chosen: set[str] = set()
     attempts = max(_MIN_ATTEMPTS, _ATTEMPTS_PER_WORD * n)
@@ -485,6 +605,7 @@ def pseudowords(
         if (
             w in chosen
             or w in excluded
+            or _looks_inflected(w)  # legality_problem's most frequent reason, checked first
             or legality_problem(w, min_len=min_len, max_len=max_len, model=model)
         ):
             continue
