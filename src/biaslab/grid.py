@@ -116,20 +116,21 @@ def grid_tasks(cells: Sequence[Cell], finished: Sequence[int | None] | None = No
     from inspect_ai import task_with
 
     from biaslab.orchestrate import task_factory
-    from biaslab.runner import items_on_demand
+    from biaslab.runner import generation_shared, items_on_demand
     from biaslab.task_settings import roles_given_at_eval
 
     tasks = []
-    for number, cell in enumerate(cells):
-        factory = task_factory(cell.suite)
-        samples = finished[number] if finished is not None else None
-        with roles_given_at_eval(), items_on_demand(samples):
-            task = factory(**cell.arguments)
-        if cell.roles:
-            task_with(task, model=cell.model, model_roles=dict(cell.roles))
-        else:
-            task_with(task, model=cell.model)
-        tasks.append(task)
+    with generation_shared():  # every model of a (suite, seed) asks for the same items
+        for number, cell in enumerate(cells):
+            factory = task_factory(cell.suite)
+            samples = finished[number] if finished is not None else None
+            with roles_given_at_eval(), items_on_demand(samples):
+                task = factory(**cell.arguments)
+            if cell.roles:
+                task_with(task, model=cell.model, model_roles=dict(cell.roles))
+            else:
+                task_with(task, model=cell.model)
+            tasks.append(task)
     return tasks
 
 

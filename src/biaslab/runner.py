@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -34,6 +35,37 @@ def generate_items(
     params: Mapping[str, object],
 ) -> Generated:
     suite, config, count = resolved_config(suite_name, preset=preset, n=n, params=params)
+    shared = _SHARED.get()
+    key = (suite_name, json.dumps(config.model_dump(mode="json"), sort_keys=True), seed, count)
+    if shared is not None and key in shared:
+        return shared[key]
+    generated = _generated(suite, config, seed, count, suite_name)
+    if shared is not None:
+        shared[key] = generated
+    return generated
+
+
+#: items already made while building one grid (see :func:`generation_shared`), or None
+_SHARED: ContextVar[dict[tuple[str, str, int, int], Generated] | None] = ContextVar(
+    "biaslab_generation_shared", default=None
+)
+
+
+@contextmanager
+def generation_shared() -> Iterator[None]:
+    """Within, tasks asking for the same suite, config, seed and size share one generation.
+
+    ``run all`` builds one task per model, all with the same items: without this the fallacy
+    problems of a 6-model grid were searched for six times. The sharing ends with the block, so a
+    file a later command imports is read again."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _generated(suite: Suite, config: Any, seed: int, count: int, suite_name: str) -> Generated:
     from biaslab import progress
 
     with progress.reporting(f"generating {suite_name} items"):
