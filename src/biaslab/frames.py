@@ -16,9 +16,9 @@ import alone costs about 2.5 CPU-s), only ``zipfile_zstd``, the package Inspect 
 its zstd-compressed members.
 Anything the lean reader does not understand — a ``.json`` log, a log format version other than
 :data:`LEAN_LOG_VERSIONS`, a sample with fields Inspect would migrate, a member it cannot open, a
-URL, a log without ``header.json`` (still running or killed) — is read by Inspect's reader instead, whole (its ``exclude_fields`` option was measured slower
-here: it walks every sample with a streaming JSON parser). Both give the same frame
-(``tests/test_frames.py``).
+URL, a log without ``header.json`` (still running or killed) — is read by Inspect's reader
+instead, whole (its ``exclude_fields`` option was measured slower here: it walks every sample with
+a streaming JSON parser). Both give the same frame (``tests/test_frames.py``).
 """
 
 from __future__ import annotations
