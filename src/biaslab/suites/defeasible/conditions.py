@@ -127,16 +127,24 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     paths = [_path(v, t) for v, t in zip(df["on_path"], df["update_type"], strict=True)]
     df["path"] = pd.Series(paths, index=df.index, dtype=object)
     df["item_question_order"] = df["item_question_order"].fillna(STANDARD)
-    df["roles"] = ["" if _none_if_missing(r) is None else str(r) for r in df["roles"]]
+    df["roles"] = _objects(["" if _none_if_missing(r) is None else str(r) for r in df["roles"]], df)
     df["epoch"] = pd.to_numeric(df["epoch"], errors="coerce").fillna(1).astype(int)
     df["seed"] = pd.to_numeric(df["seed"], errors="coerce").fillna(-1).astype(int)
-    df["conversation"] = [
-        "|".join(str(part) for part in key)
-        for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)
-    ]
+    df["conversation"] = _objects(
+        [
+            "|".join(str(part) for part in key)
+            for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)
+        ],
+        df,
+    )
     # a total order from the answers' identity alone: the frame's row order never matters
     order = [*CONVERSATION_KEY, "turn", "kind"]
     return df.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+def _objects(values: list[Any], frame: pd.DataFrame) -> pd.Series:
+    """A column of Python objects (text stays out of Arrow: see :func:`clean_frame`)."""
+    return pd.Series(values, index=frame.index, dtype=object)
 
 
 def _path(on_path: Any, update_type: Any) -> str | None:
@@ -202,7 +210,8 @@ def prepare(frame: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
     ent = df[df["kind"].isin(ENTAILMENT_KINDS)].copy()
-    ent["prior"], ent["previous"] = _priors(ent)
+    priors, previous = _priors(ent)
+    ent["prior"], ent["previous"] = _objects(priors, ent), _objects(previous, ent)
     if (df["kind"] == "effect").any():
         ent["update_index"] = ent["update_index"].astype(object)
         effects = _effect_answers(df)
@@ -213,9 +222,9 @@ def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
         ent["effect_gold"] = None
         ent["effect_correct"] = np.nan
     labelled = _classified(ent, "prior")
-    ent["condition"] = [c for c, _ in labelled]
-    ent["c0_reason"] = [r for _, r in labelled]
-    ent["condition_gold_prior"] = [c for c, _ in _classified(ent, "gold_before")]
+    ent["condition"] = _objects([c for c, _ in labelled], ent)
+    ent["c0_reason"] = _objects([r for _, r in labelled], ent)
+    ent["condition_gold_prior"] = _objects([c for c, _ in _classified(ent, "gold_before")], ent)
     return ent.reset_index(drop=True)
 
 
