@@ -216,3 +216,24 @@ def test_parsing_around_the_transcript_keeps_every_top_level_field(
     assert {k: fields[k] for k in expected} == expected
     if "events" in member:  # which path read it
         assert ("events" not in fields) == skipped
+
+
+def test_suites_analyse_with_blas_on_one_thread(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS's workers only spin on the analyses' small products (and the numbers must not
+    depend on the machine's core count): each suite's analysis runs with one BLAS thread."""
+    from threadpoolctl import threadpool_info
+
+    import biaslab.suites.defeasible.analysis as defeasible_analysis
+
+    seen: list[list[int]] = []
+    real = defeasible_analysis.analyze
+
+    def spy(frame: pd.DataFrame, *args: object, **kwargs: object) -> object:
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return real(frame, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(defeasible_analysis, "analyze", spy)
+    analyse(logs, suite="defeasible")
+    assert seen and all(threads and set(threads) == {1} for threads in seen)
