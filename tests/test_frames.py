@@ -118,6 +118,63 @@ def test_a_json_log_is_read_by_inspects_reader_and_reads_alike(logs: Path, tmp_p
     pd.testing.assert_frame_equal(same_reading(tmp_path), frames.frame_at(logs))
 
 
+def test_the_lean_header_gives_inspects_identity_with_settings_and_roles(
+    logs: Path, tmp_path: Path
+) -> None:
+    """Generation settings and roles read from ``header.json`` as plain data key the run as
+    Inspect's typed header does (the frame's ``generation``, ``roles`` and ``run_key``)."""
+    from inspect_ai.model import GenerateConfig, ModelConfig
+
+    info = next(i for i in list_eval_logs(str(logs)) if "defeasible" in i.name)
+    log = read_eval_log(info.name)
+    log.eval.model_generate_config = GenerateConfig(temperature=0.5, max_retries=3, seed=7)
+    log.eval.model_roles = {
+        "judge": ModelConfig(model="biaslab/oracle", config=GenerateConfig(top_p=0.9))
+    }
+    write_eval_log(log, str(tmp_path / "settings.eval"))
+    assert frames._read_lean(str(tmp_path / "settings.eval")) is not None
+    frame = same_reading(tmp_path)
+    assert set(frame["generation"]) == {
+        '{"judge": {"top_p": 0.9}, "model": {"seed": 7, "temperature": 0.5}}'
+    }
+    assert set(frame["roles"]) == {"judge=biaslab/oracle"}
+
+
+def test_a_log_without_a_header_goes_to_inspects_reader(logs: Path, tmp_path: Path) -> None:
+    import zipfile
+
+    info = next(i for i in list_eval_logs(str(logs)) if "defeasible" in i.name)
+    source = Path(info.name.removeprefix("file://"))
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(tmp_path / "x.eval", "w") as new:
+        for member in old.infolist():
+            if member.filename != "header.json":
+                new.writestr(member, old.read(member))
+    assert frames._read_lean(str(tmp_path / "x.eval")) is None
+
+
+def test_the_sample_field_order_read_from_inspects_source_is_its_models() -> None:
+    from inspect_ai.log import EvalSample
+
+    assert frames._inspect_sample_fields() == list(EvalSample.model_fields)
+
+
+def test_the_local_listing_is_inspects(logs: Path, tmp_path: Path) -> None:
+    import shutil
+
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    for info in list_eval_logs(str(logs)):
+        shutil.copy(info.name.removeprefix("file://"), nested)
+    (tmp_path / "2026-01-01T10-00-00-00-00_x.json").write_text("{}")  # listed, then unreadable
+    (tmp_path / "notes.json").write_text("{}")  # not a log name
+    (tmp_path / "z.eval.txt").write_text("")
+    expected = sorted(info.name for info in list_eval_logs(str(tmp_path)))
+    assert len(expected) == len(list_eval_logs(str(logs))) + 1
+    assert frames._local_listing(tmp_path) == expected
+    (tmp_path / "link").symlink_to(nested)
+    assert frames._local_listing(tmp_path) is None  # a link: Inspect's listing decides
+
+
 def test_rows_are_in_identity_order(logs: Path) -> None:
     frame = frames.frame_at(logs)
     keys = list(zip(frame["run_key"], frame["item_id"], strict=True))
@@ -159,3 +216,24 @@ def test_parsing_around_the_transcript_keeps_every_top_level_field(
     assert {k: fields[k] for k in expected} == expected
     if "events" in member:  # which path read it
         assert ("events" not in fields) == skipped
+
+
+def test_suites_analyse_with_blas_on_one_thread(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS's workers only spin on the analyses' small products (and the numbers must not
+    depend on the machine's core count): each suite's analysis runs with one BLAS thread."""
+    from threadpoolctl import threadpool_info
+
+    import biaslab.suites.defeasible.analysis as defeasible_analysis
+
+    seen: list[list[int]] = []
+    real = defeasible_analysis.analyze
+
+    def spy(frame: pd.DataFrame, *args: object, **kwargs: object) -> object:
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return real(frame, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(defeasible_analysis, "analyze", spy)
+    analyse(logs, suite="defeasible")
+    assert seen and all(threads and set(threads) == {1} for threads in seen)

@@ -8,19 +8,25 @@ so the choice never depends on listing order). Rows are sorted by that identity,
 random run ids or by file order, so the same answers give the same frame.
 
 Samples are read by a lean reader: the ``.eval`` zip's ``samples/*.json`` members parsed with
-``json`` into the few fields the frame uses (id, epoch, error, scores, store, metadata), the header
-with Inspect's own header reader. Validating every message and event into Inspect's models was
-most of the cost of reading (20k answers: several seconds) and the frame reads none of them.
+``json`` into the few fields the frame uses (id, epoch, error, scores, store, metadata), and its
+``header.json`` into the few fields of the run's spec that identity and provenance read. Validating
+every message and event into Inspect's models was most of the cost of reading (20k answers: several
+seconds) and the frame reads none of them; the lean reader does not import Inspect at all (the
+import alone costs about 2.5 CPU-s), only ``zipfile_zstd``, the package Inspect itself uses to read
+its zstd-compressed members.
 Anything the lean reader does not understand — a ``.json`` log, a log format version other than
 :data:`LEAN_LOG_VERSIONS`, a sample with fields Inspect would migrate, a member it cannot open, a
-URL — is read by Inspect's reader instead, whole (its ``exclude_fields`` option was measured slower
-here: it walks every sample with a streaming JSON parser). Both give the same frame
-(``tests/test_frames.py``).
+URL, a log without ``header.json`` (still running or killed) — is read by Inspect's reader
+instead, whole (its ``exclude_fields`` option was measured slower here: it walks every sample with
+a streaming JSON parser). Both give the same frame (``tests/test_frames.py``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,20 +107,44 @@ def is_url(path: Path | str) -> bool:
     return isinstance(path, str) and "://" in path
 
 
-def _log_files(path: Path | str) -> list[str]:
-    from inspect_ai.log import list_eval_logs
+#: the names Inspect lists as ``.json`` logs (every ``.eval`` file is listed)
+_JSON_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
 
+
+def _log_files(path: Path | str) -> list[str]:
     if isinstance(path, str):
         if is_url(path):
-            return sorted(info.name for info in list_eval_logs(path, recursive=True))
+            return _inspect_listing(path)
         path = Path(path)
     if not path.exists():
         raise BiaslabError(f"no such log file or directory: {path}")
     if path.is_dir():
-        return sorted(info.name for info in list_eval_logs(str(path), recursive=True))
+        local = _local_listing(path)
+        return _inspect_listing(str(path)) if local is None else local
     if path.suffix not in (".eval", ".json"):
         raise BiaslabError(f"{path} is not an Inspect log (.eval or .json) or a log directory")
     return [str(path)]
+
+
+def _inspect_listing(location: str) -> list[str]:
+    from inspect_ai.log import list_eval_logs
+
+    return sorted(info.name for info in list_eval_logs(location, recursive=True))
+
+
+def _local_listing(directory: Path) -> list[str] | None:
+    """The logs Inspect's ``list_eval_logs`` lists in a local directory, named as it names them
+    (``file://`` + absolute path), without importing Inspect; None when the tree holds a
+    symbolic link (Inspect's listing decides how to follow it)."""
+    names = []
+    for root, dirs, files in os.walk(directory):
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(root, name)):
+                return None
+        for name in files:
+            if name.endswith(".eval") or _JSON_LOG_NAME.match(name):
+                names.append("file://" + Path(os.path.abspath(os.path.join(root, name))).as_posix())
+    return sorted(names)
 
 
 def _read(file: str, lean: bool = True) -> Any:
@@ -151,12 +181,69 @@ class _Sample:
 
 
 @dataclass(frozen=True)
+class _Dataset:
+    samples: int | None
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """The fields of Inspect's ``EvalSpec`` that identity and provenance read, as written in the
+    log's ``header.json`` (plain dicts where Inspect has models: :mod:`biaslab.identity` takes
+    both)."""
+
+    model: str
+    model_args: dict[str, Any]
+    model_roles: dict[str, Any] | None
+    model_generate_config: dict[str, Any]
+    metadata: dict[str, Any] | None
+    task_args: dict[str, Any]
+    created: str
+    dataset: _Dataset
+
+
+@dataclass(frozen=True)
 class _Log:
     """The fields of Inspect's ``EvalLog`` that the frame reads."""
 
     eval: Any
     status: str
     samples: list[_Sample]
+
+
+def _dict_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, dict)
+
+
+def _lean_header(raw: bytes) -> tuple[Any, str, _Spec] | None:
+    """(format version, status, spec) from ``header.json``, or None when a field is not the
+    shape Inspect writes (then Inspect's reader decides)."""
+    data = json.loads(raw)
+    spec = data.get("eval") if isinstance(data, dict) else None
+    if not isinstance(spec, dict) or not isinstance(data.get("status"), str):
+        return None
+    dataset = spec.get("dataset")
+    samples = dataset.get("samples") if isinstance(dataset, dict) else None
+    if not isinstance(dataset, dict) or not (samples is None or isinstance(samples, int)):
+        return None
+    if not isinstance(spec.get("model"), str) or not isinstance(spec.get("created"), str):
+        return None
+    fields = ("model_args", "model_roles", "model_generate_config", "metadata", "task_args")
+    if not all(_dict_or_none(spec.get(name)) for name in fields):
+        return None
+    return (
+        data.get("version"),
+        data["status"],
+        _Spec(
+            model=spec["model"],
+            model_args=spec.get("model_args") or {},
+            model_roles=spec.get("model_roles"),
+            model_generate_config=spec.get("model_generate_config") or {},
+            metadata=spec.get("metadata"),
+            task_args=spec.get("task_args") or {},
+            created=spec["created"],
+            dataset=_Dataset(samples),
+        ),
+    )
 
 
 def _local_eval_file(file: str) -> Path | None:
@@ -171,8 +258,6 @@ def _read_lean(file: str) -> _Log | None:
     """The log read by the lean reader, or None when it is one for Inspect's reader."""
     import zipfile
 
-    from inspect_ai.log import read_eval_log
-
     global _SKIP_TRANSCRIPT
     path = _local_eval_file(file)
     if path is None:
@@ -180,13 +265,18 @@ def _read_lean(file: str) -> _Log | None:
     if _SKIP_TRANSCRIPT is None:
         _SKIP_TRANSCRIPT = _skippable_in_this_inspect()
     try:
-        header = read_eval_log(file, header_only=True)
-        if header.version not in LEAN_LOG_VERSIONS:
-            return None
-        # Inspect installs zstd support into ``zipfile`` when its log module is imported (its
-        # logs are zstd-compressed); an unsupported member raises and falls back below.
+        # Inspect's logs are zstd-compressed: ``zipfile_zstd`` (what Inspect imports for this on
+        # Python < 3.14) teaches ``zipfile`` to read them; an unsupported member raises and
+        # falls back below.
+        if sys.version_info < (3, 14):
+            import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
         samples = []
         with zipfile.ZipFile(path) as archive:
+            if "header.json" not in archive.NameToInfo:
+                return None  # a log still being written (or killed): Inspect reads its journal
+            header = _lean_header(archive.read("header.json"))
+            if header is None or header[0] not in LEAN_LOG_VERSIONS:
+                return None
             # a re-logged sample repeats its member name; the last one counts, as in Inspect
             for name in dict.fromkeys(archive.namelist()):
                 if name.startswith("samples/") and name.endswith(".json"):
@@ -197,7 +287,7 @@ def _read_lean(file: str) -> _Log | None:
     except Exception:  # anything unexpected: Inspect's reader decides (and reports) instead
         return None
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
-    return _Log(eval=header.eval, status=str(header.status), samples=samples)
+    return _Log(eval=header[2], status=header[1], samples=samples)
 
 
 #: the top-level keys of a sample member that the lean reader skips without parsing: the
@@ -209,13 +299,38 @@ _FRAME_KEYS = frozenset({"id", "epoch", "scores", "metadata", "store", "error", 
 def _skippable_in_this_inspect() -> bool:
     """Whether Inspect writes nothing the frame reads between ``events`` and ``model_usage``
     (members are written in the field order of its ``EvalSample``)."""
-    from inspect_ai.log import EvalSample
-
-    fields = list(EvalSample.model_fields)
-    if "events" not in fields or "model_usage" not in fields:
+    fields = _inspect_sample_fields()
+    if fields is None or "events" not in fields or "model_usage" not in fields:
         return False
     between = fields[fields.index("events") : fields.index("model_usage")]
     return set(between) == set(_SKIPPED_KEYS) and not _FRAME_KEYS & set(between)
+
+
+def _inspect_sample_fields() -> list[str] | None:
+    """The field order of the installed Inspect's ``EvalSample``, read from its source with
+    ``ast`` (importing Inspect to ask its model costs about 2.5 CPU-s; parsing the one module,
+    0.03 s); None when the class is not a plain ``BaseModel`` with annotated fields there."""
+    import ast
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("inspect_ai")
+        if found is None or not found.submodule_search_locations:
+            return None
+        source = Path(next(iter(found.submodule_search_locations))) / "log" / "_log.py"
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, ImportError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "EvalSample":
+            if [ast.unparse(base) for base in node.bases] != ["BaseModel"]:
+                return None
+            return [
+                statement.target.id
+                for statement in node.body
+                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+            ]
+    return None
 
 
 def _sample_fields(raw: bytes) -> Any:

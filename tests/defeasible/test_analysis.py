@@ -269,6 +269,24 @@ def test_pairing_uses_the_first_c1_and_first_c2_of_each_section() -> None:
     assert pairs.loc[0, "turn_c2"] == first_c2
 
 
+def test_pairs_are_a_groupby_first_per_section_whatever_the_row_order() -> None:
+    """The pairs equal pandas' first row per (conversation, section) and condition, merged."""
+    convs = [
+        Conv([S("yes", "yes", [*_c2(i % 2 == 0), _c1(i % 3 == 0), *_c2(True)])], item=f"c{i}")
+        for i in range(6)
+    ]
+    updates = updates_of(frame(*convs)).sample(frac=1.0, random_state=3)
+    keys = ["conversation", "section"]
+    firsts = [
+        updates[updates["condition"] == c].groupby(keys)[["turn", "correct"]].first()
+        for c in ("C1", "C2")
+    ]
+    expected = firsts[0].join(firsts[1], how="inner", suffixes=("_c1", "_c2")).reset_index()
+    got = A.mcnemar_pairs(updates)
+    assert len(got) == 6
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+
+
 @pytest.mark.parametrize(("n_sections", "method"), [(24, "exact"), (25, "chi2")])
 def test_mcnemar_is_exact_below_25_discordant_pairs(
     n_sections: int, method: Literal["exact", "chi2"]

@@ -98,6 +98,12 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Copy with every optional column present, None for missing values and a conversation id."""
     keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in frame.columns]
     df = frame[keep].copy()  # only what the analysis reads: boolean selections stay cheap
+    # text columns as Python objects: the analysis iterates and selects them row-wise many times,
+    # and Arrow-backed strings cost a conversion per element and an Arrow ``take`` per selection
+    # (about 2 CPU-s of a 20k-answer analysis); the values are the same strings (missing: NaN)
+    for column in df.columns:
+        if isinstance(df[column].dtype, pd.StringDtype):
+            df[column] = df[column].astype(object)
     for column in OPTIONAL_COLUMNS:
         if column not in df.columns:
             df[column] = None
@@ -121,16 +127,24 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     paths = [_path(v, t) for v, t in zip(df["on_path"], df["update_type"], strict=True)]
     df["path"] = pd.Series(paths, index=df.index, dtype=object)
     df["item_question_order"] = df["item_question_order"].fillna(STANDARD)
-    df["roles"] = ["" if _none_if_missing(r) is None else str(r) for r in df["roles"]]
+    df["roles"] = _objects(["" if _none_if_missing(r) is None else str(r) for r in df["roles"]], df)
     df["epoch"] = pd.to_numeric(df["epoch"], errors="coerce").fillna(1).astype(int)
     df["seed"] = pd.to_numeric(df["seed"], errors="coerce").fillna(-1).astype(int)
-    df["conversation"] = [
-        "|".join(str(part) for part in key)
-        for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)
-    ]
+    df["conversation"] = _objects(
+        [
+            "|".join(str(part) for part in key)
+            for key in zip(*(df[c] for c in CONVERSATION_KEY), strict=True)
+        ],
+        df,
+    )
     # a total order from the answers' identity alone: the frame's row order never matters
     order = [*CONVERSATION_KEY, "turn", "kind"]
     return df.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+def _objects(values: list[Any], frame: pd.DataFrame) -> pd.Series:
+    """A column of Python objects (text stays out of Arrow: see :func:`clean_frame`)."""
+    return pd.Series(values, index=frame.index, dtype=object)
 
 
 def _path(on_path: Any, update_type: Any) -> str | None:
@@ -196,7 +210,8 @@ def prepare(frame: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
     ent = df[df["kind"].isin(ENTAILMENT_KINDS)].copy()
-    ent["prior"], ent["previous"] = _priors(ent)
+    priors, previous = _priors(ent)
+    ent["prior"], ent["previous"] = _objects(priors, ent), _objects(previous, ent)
     if (df["kind"] == "effect").any():
         ent["update_index"] = ent["update_index"].astype(object)
         effects = _effect_answers(df)
@@ -207,9 +222,9 @@ def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
         ent["effect_gold"] = None
         ent["effect_correct"] = np.nan
     labelled = _classified(ent, "prior")
-    ent["condition"] = [c for c, _ in labelled]
-    ent["c0_reason"] = [r for _, r in labelled]
-    ent["condition_gold_prior"] = [c for c, _ in _classified(ent, "gold_before")]
+    ent["condition"] = _objects([c for c, _ in labelled], ent)
+    ent["c0_reason"] = _objects([r for _, r in labelled], ent)
+    ent["condition_gold_prior"] = _objects([c for c, _ in _classified(ent, "gold_before")], ent)
     return ent.reset_index(drop=True)
 
 
