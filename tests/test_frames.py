@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -138,6 +140,51 @@ def test_the_lean_header_gives_inspects_identity_with_settings_and_roles(
         '{"judge": {"top_p": 0.9}, "model": {"seed": 7, "temperature": 0.5}}'
     }
     assert set(frame["roles"]) == {"judge=biaslab/oracle"}
+
+
+def rewrite_header(source: Path, target: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Copy an ``.eval`` log with ``change`` applied to its ``header.json``'s ``eval`` spec."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for member in old.infolist():
+            data = old.read(member)
+            if member.filename == "header.json":
+                header = json.loads(data)
+                change(header["eval"])
+                data = json.dumps(header).encode("utf-8")
+            new.writestr(member, data)
+
+
+def test_created_in_another_time_zone_reads_as_inspect_reads_it(logs: Path, tmp_path: Path) -> None:
+    """Attempts are ordered by ``created``: the lean reader converts it to UTC as Inspect does."""
+    info = next(i for i in list_eval_logs(str(logs)) if "defeasible" in i.name)
+    source = Path(info.name.removeprefix("file://"))
+    rewrite_header(
+        source,
+        tmp_path / "zone.eval",
+        lambda spec: spec.update(created="2026-01-01T12:00:00+02:00"),
+    )
+    lean = frames._read_lean(str(tmp_path / "zone.eval"))
+    assert lean is not None
+    assert lean.eval.created == read_eval_log(str(tmp_path / "zone.eval"), True).eval.created
+    assert lean.eval.created == "2026-01-01T10:00:00+00:00"
+    same_reading(tmp_path)
+
+
+def test_generation_settings_inspect_would_rewrite_go_to_inspects_reader(
+    logs: Path, tmp_path: Path
+) -> None:
+    """A field the installed Inspect drops, or ``reasoning_history`` as a bool (which it turns into
+    "all"), would key the run differently if read as written: Inspect's reader takes such a log."""
+    info = next(i for i in list_eval_logs(str(logs)) if "defeasible" in i.name)
+    source = Path(info.name.removeprefix("file://"))
+    settings = {"temperature": 0.5, "reasoning_history": True, "a_future_field": 3}
+    rewrite_header(
+        source, tmp_path / "s.eval", lambda spec: spec.update(model_generate_config=settings)
+    )
+    assert frames._read_lean(str(tmp_path / "s.eval")) is None
+    assert "reasoning_history" in same_reading(tmp_path)["generation"].iloc[0]
 
 
 def test_a_log_without_a_header_goes_to_inspects_reader(logs: Path, tmp_path: Path) -> None:

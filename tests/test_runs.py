@@ -253,6 +253,8 @@ def test_the_embedded_model_runs_one_conversation_per_slot() -> None:
     """Inspect's adaptive concurrency would interleave conversations on the embedded model's slots
     and throw each one's KV cache away; an eval with the embedded model gets its slot count."""
     assert runs.embedded_connections(["biaslab/local"]) == 1
-    assert runs.embedded_connections(["openai/gpt-4o", "biaslab/local?parallel=3"]) == 3
+    assert runs.embedded_connections(["biaslab/oracle", "biaslab/local?parallel=3"]) == 3
     assert runs.embedded_connections(["biaslab/local?parallel=4", "biaslab/local"]) == 1
     assert runs.embedded_connections(["biaslab/oracle", "openai/local"]) is None
+    # Inspect would apply the limit to a remote model (or judge) of the same eval too
+    assert runs.embedded_connections(["openai/gpt-4o", "biaslab/local"]) is None

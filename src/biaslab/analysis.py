@@ -51,6 +51,16 @@ class ResultsDocument(BaseModel):
     suites: dict[str, dict[str, Any]]
 
 
+def one_blas_thread() -> Any:
+    """BLAS on one thread for an analysis: its matrix products are small (bootstrap resamples x
+    clusters times a few columns), and OpenBLAS's worker threads spin-waiting between them cost a
+    third of a 20k-answer analysis's CPU for no gain in wall time (measured); the numbers then also
+    cannot depend on how many cores the machine has."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def analyse(
     path: Path | str,
     suite: str | None = None,
@@ -70,19 +80,14 @@ def analyse(
     params = dict(params or {})
 
     def run(name: str, frame: Any) -> BaseModel:
-        from threadpoolctl import threadpool_limits
-
         chosen = get_suite(name)
         mine = {k: v for k, v in params.items() if k in chosen.analysis_params}
-        # BLAS on one thread: the analyses' matrix products are small (bootstrap resamples x
-        # clusters times a few columns), and OpenBLAS's worker threads spin-waiting between them
-        # cost a third of a 20k-answer analysis's CPU for no gain in wall time (measured); the
-        # numbers then also cannot depend on how many cores the machine has
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return chosen.analyze(frame, mine) if mine else chosen.analyze(frame)
 
     if is_harness_output(path):
-        return Analysis(*analyse_harness(Path(path), suite), source=str(path))
+        with one_blas_thread():
+            return Analysis(*analyse_harness(Path(path), suite), source=str(path))
     if suite is not None and not is_url(path) and Path(path).suffix == ".json":
         raise BiaslabError(
             f"{Path(path).name}: a file of answers is .csv or .jsonl (one JSON object per line), "

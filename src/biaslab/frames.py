@@ -214,6 +214,58 @@ def _dict_or_none(value: Any) -> bool:
     return value is None or isinstance(value, dict)
 
 
+#: GenerateConfig fields Inspect reads back unchanged when they hold plain values; a header with any
+#: other key (one a newer Inspect wrote, which the installed one drops, or ``reasoning_history`` as a
+#: bool, which it rewrites) goes to Inspect's reader so the run identity is the one it would give
+_PLAIN_GENERATE_KEYS = frozenset(
+    {
+        "max_retries", "timeout", "attempt_timeout", "max_connections", "system_message",
+        "max_tokens", "top_p", "temperature", "stop_seqs", "best_of", "frequency_penalty",
+        "presence_penalty", "seed", "top_k", "num_choices", "logprobs", "top_logprobs",
+        "parallel_tool_calls", "internal_tools", "max_tool_output", "cache_prompt",
+        "reasoning_effort", "reasoning_tokens", "reasoning_summary",
+    }
+)  # fmt: skip
+
+
+def _plain_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(isinstance(item, str) for item in value)
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+def _plain_generate_config(config: Any) -> bool:
+    """True when Inspect would read this generation config back exactly as written."""
+    if config is None:
+        return True
+    return isinstance(config, dict) and all(
+        key in _PLAIN_GENERATE_KEYS and _plain_value(value) for key, value in config.items()
+    )
+
+
+def _plain_roles(roles: Any) -> bool:
+    if roles is None:
+        return True
+    return isinstance(roles, dict) and all(
+        isinstance(role, dict) and _plain_generate_config(role.get("config"))
+        for role in roles.values()
+    )
+
+
+def _utc_created(value: str) -> str | None:
+    """``created`` as Inspect reads it back: converted to UTC (a time without a zone taken as
+    UTC), so attempts compare alike whichever reader read them; None if it does not parse."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
+
+
 def _lean_header(raw: bytes) -> tuple[Any, str, _Spec] | None:
     """(format version, status, spec) from ``header.json``, or None when a field is not the
     shape Inspect writes (then Inspect's reader decides)."""
@@ -230,6 +282,10 @@ def _lean_header(raw: bytes) -> tuple[Any, str, _Spec] | None:
     fields = ("model_args", "model_roles", "model_generate_config", "metadata", "task_args")
     if not all(_dict_or_none(spec.get(name)) for name in fields):
         return None
+    created = _utc_created(spec["created"])
+    plain = _plain_generate_config(spec.get("model_generate_config"))
+    if created is None or not plain or not _plain_roles(spec.get("model_roles")):
+        return None
     return (
         data.get("version"),
         data["status"],
@@ -240,7 +296,7 @@ def _lean_header(raw: bytes) -> tuple[Any, str, _Spec] | None:
             model_generate_config=spec.get("model_generate_config") or {},
             metadata=spec.get("metadata"),
             task_args=spec.get("task_args") or {},
-            created=spec["created"],
+            created=created,
             dataset=_Dataset(samples),
         ),
     )

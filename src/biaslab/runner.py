@@ -193,7 +193,13 @@ def _deferred_items(
     from biaslab.tasks import DeferredItems
 
     def make() -> list[Item]:
-        generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params)
+        from biaslab.errors import BiaslabError
+        from biaslab.tasks import TaskArgumentError
+
+        try:
+            generated = generate_items(suite_name, preset=preset, n=n, seed=seed, params=params)
+        except BiaslabError as exc:  # one line, as when the task is built with its items
+            raise TaskArgumentError(str(exc)) from None
         _say_once(generated.summary)
         return generated.items
 

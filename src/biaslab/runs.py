@@ -392,16 +392,19 @@ def embedded_connections(models: Sequence[str]) -> int | None:
     on its slots, and each turn evicts the KV cache the previous turn of its own conversation left
     there, so every prompt is encoded again from the start. An explicit limit equal to the slot
     count (one conversation per slot) switches adaptive concurrency off and keeps each slot's cache
-    for the conversation that filled it.
+    for the conversation that filled it. Inspect applies the limit to every model of the eval, so
+    it is set only when the others are built-in agents: a remote model (or judge) beside the
+    embedded one keeps its own concurrency, and the user sets ``--max-connections`` if they want.
     """
     from biaslab.local.provider import MODEL_NAME, parse_model_name
 
-    slots = [
-        parse_model_name(name)["parallel"]
-        for model in models
-        if (name := model.removeprefix("biaslab/")).partition("?")[0] == MODEL_NAME
-        and model.startswith("biaslab/")
-    ]
+    slots = []
+    for model in models:
+        name = model.removeprefix("biaslab/")
+        if model.startswith("biaslab/") and name.partition("?")[0] == MODEL_NAME:
+            slots.append(parse_model_name(name)["parallel"])
+        elif not is_reference_agent(model):
+            return None
     return min(slots) if slots else None
 
 

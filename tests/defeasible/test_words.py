@@ -328,3 +328,30 @@ def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     assert diskcache.entry_path("pseudowords", "key") is None
     assert diskcache.load("pseudowords", "key") is None
     diskcache.store("pseudowords", "key", (1, 2))  # nothing to write to, and no error
+
+
+def test_no_home_directory_turns_the_cache_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container's arbitrary user id may have neither HOME nor a passwd entry: compute instead."""
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv(diskcache.ENV, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert diskcache.cache_dir() is None
+    assert diskcache.load("pseudowords", "key") is None
+    diskcache.store("pseudowords", "key", {"a": 1})  # nothing to write to, and no error
+
+
+def test_concurrent_writers_leave_one_whole_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv(diskcache.ENV, str(tmp_path))
+    value = {"model": list(range(20_000))}
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: diskcache.store("x", "k", value), range(8)))
+    assert diskcache.load("x", "k") == value
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []

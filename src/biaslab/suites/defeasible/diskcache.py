@@ -23,6 +23,7 @@ import hashlib
 import marshal
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,12 @@ def cache_dir() -> Path | None:
     chosen = os.environ.get(ENV)
     if chosen is not None:
         return Path(chosen) if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no passwd entry (a container's arbitrary user id)
+            return None
     return Path(base) / "biaslab"
 
 
@@ -64,10 +70,15 @@ def store(name: str, key: str, value: Any) -> None:
     path = entry_path(name, key)
     if path is None:
         return
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(marshal.dumps(value))
+        # a name of its own per writer (threads, or processes sharing a home), renamed into place
+        handle, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+        temporary = Path(name)
+        with os.fdopen(handle, "wb") as file:
+            file.write(marshal.dumps(value))
         os.replace(temporary, path)
     except (OSError, ValueError):
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)

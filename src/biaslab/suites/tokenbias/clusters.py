@@ -43,7 +43,7 @@ def cluster_labels(pairs: pd.DataFrame) -> pd.Series:
 
     if pairs.empty:
         return pd.Series([], dtype=int, index=pairs.index)
-    parts = [pairs[name].astype(str).reset_index(drop=True) for name in KEY]
+    parts = [pairs[name].fillna("").astype(str).reset_index(drop=True) for name in KEY]
     test = parts[0]
     for part in parts[1:]:  # column-wise: a row-wise join is ~100x slower on arrow strings
         test = test + "\x1f" + part
