@@ -122,6 +122,15 @@ def _p_value(null: np.ndarray, observed: float, centre: float, alternative: Alte
     return (1 + extreme) / (1 + len(null))
 
 
+def _check_null_arguments(level: float, n_perm: int, alternative: str) -> None:
+    """The checks both nulls make before drawing anything."""
+    _check_level(level)
+    if n_perm < 1:
+        raise ValueError(f"n_perm must be >= 1, got {n_perm}")
+    if alternative not in ("greater", "less", "two-sided"):
+        raise ValueError(f"alternative must be greater, less or two-sided, got {alternative!r}")
+
+
 def permutation_null(
     values: npt.ArrayLike,
     strata: npt.ArrayLike | None,
@@ -143,11 +152,7 @@ def permutation_null(
     NaN marks a permutation on which it is undefined. The default ``alternative="greater"`` asks
     whether the observed metric exceeds what exchangeable answers give (the direction of a bias).
     """
-    _check_level(level)
-    if n_perm < 1:
-        raise ValueError(f"n_perm must be >= 1, got {n_perm}")
-    if alternative not in ("greater", "less", "two-sided"):
-        raise ValueError(f"alternative must be greater, less or two-sided, got {alternative!r}")
+    _check_null_arguments(level, n_perm, alternative)
     answers = np.asarray(values)
     if answers.ndim not in (1, 2):
         raise ValueError("values must be 1-D (one answer per row) or 2-D (rows x columns)")
@@ -254,11 +259,7 @@ def count_null(
     permutation is one draw per stratum: the same null distribution as shuffling the rows, with
     another random stream. The observed value is ``metric`` of the observed total.
     """
-    _check_level(level)
-    if n_perm < 1:
-        raise ValueError(f"n_perm must be >= 1, got {n_perm}")
-    if alternative not in ("greater", "less", "two-sided"):
-        raise ValueError(f"alternative must be greater, less or two-sided, got {alternative!r}")
+    _check_null_arguments(level, n_perm, alternative)
     hit = np.asarray(hits, dtype=bool).ravel()
     count = np.asarray(counted, dtype=bool).ravel()
     n = len(hit)
