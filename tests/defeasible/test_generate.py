@@ -11,6 +11,8 @@ from functools import cache
 from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
 from biaslab.schema import Item
@@ -38,7 +40,7 @@ from biaslab.suites.defeasible.generate import (
     label_stats,
 )
 from biaslab.suites.defeasible.lexicon import load_lexicon
-from biaslab.suites.defeasible.network import Link, make_network
+from biaslab.suites.defeasible.network import Link, Network, make_network
 from biaslab.suites.defeasible.resolver import resolve
 
 TOPOLOGIES = ("default", "linear", "tree")
@@ -114,6 +116,65 @@ def test_generated_items_are_pinned() -> None:
     text = "\n".join(item.model_dump_json() for item in items)
     digest = hashlib.sha256(text.encode()).hexdigest()
     assert digest == "09812d306ea7086dd65a41cc9d4a20399679e16d2fcd6d776bc802756f9606a3"
+
+
+def test_routes_kept_across_updates_agree_with_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Labelling extends the on-path node sets from update to update instead of walking them
+    again; every answer must be :func:`on_path`'s on the same network."""
+    from biaslab.suites.defeasible import labelling
+
+    kept = labelling._Routes.on_path
+    answers: list[bool] = []
+
+    def checked(self: labelling._Routes, network: Network, link: Link) -> bool:
+        answer = kept(self, network, link)
+        assert answer == labelling.on_path(network, self.subject, self.prop, link)
+        answers.append(answer)
+        return answer
+
+    monkeypatch.setattr(labelling._Routes, "on_path", checked)
+    for difficulty in ("easy", "hard"):
+        generate(resolve_config(difficulty, {"topology": "all"}), 11, 10)
+    assert len(answers) > 1000 and 0.1 < sum(answers) / len(answers) < 0.9
+
+
+_DAG_LINKS = st.builds(
+    lambda a, b, positive: Link(f"n{min(a, b)}", f"n{max(a, b)}", positive),
+    st.integers(0, 5),
+    st.integers(0, 5),
+    st.booleans(),
+).filter(lambda link: link.src != link.dst)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=st.lists(st.tuples(st.booleans(), _DAG_LINKS, _DAG_LINKS), max_size=12))
+def test_routes_kept_across_any_additions_and_removals_agree_with_on_path(
+    steps: list[tuple[bool, Link, Link]],
+) -> None:
+    """The same, on small networks grown and shrunk at random (subject n0, property n5)."""
+    from biaslab.suites.defeasible.labelling import _delta, _Routes, on_path
+
+    routes = _Routes("n0", "n5")
+    network = make_network([])
+    for remove, link, asked in steps:
+        before = network
+        if remove and link in network.link_set:
+            network = make_network(set(network.links) - {link})
+        elif link not in network.link_set:
+            network = network.plus(link)
+        routes.advance(before, network, *_delta(before, network))
+        for query in (*network.links, asked):
+            assert routes.on_path(network, query) == on_path(network, "n0", "n5", query)
+
+
+def test_generated_items_pass_the_schema() -> None:
+    """The generator builds its items without validating them a second time: every item of
+    every split must still be one the schema accepts, and read back to the same bytes."""
+    for difficulty in ("easy", "hard"):
+        for item in generate(resolve_config(difficulty, {"topology": "all"}), 5, 6):
+            text = item.model_dump_json()
+            assert Item.model_validate(item.model_dump()).model_dump_json() == text
+            assert Item.model_validate_json(text).model_dump_json() == text
 
 
 def test_easy_and_hard_streams_differ() -> None:
