@@ -575,17 +575,24 @@ def _flatten(prefix: str, data: dict[str, Any]) -> dict[str, Any]:
 
 def answer_rows(log: Any, sample: Any) -> Iterable[dict[str, Any]]:
     """One row per answer record of a kept sample: identity, record fields, item and turn meta."""
+    return _sample_rows(_log_identity(log), sample)
+
+
+def _log_identity(log: Any) -> dict[str, Any]:
+    """The identity columns every answer of ``log`` shares."""
     spec = log.eval
-    identity = {
+    return {
         "suite": _suite(log),
         "model": spec.model,
         "roles": roles_label(spec.model_roles),
         "run_key": run_key(spec),
         "generation": generation_settings(spec),
         "seed": (spec.metadata or {}).get("biaslab_seed"),
-        "item_id": str(sample.id),
-        "epoch": int(sample.epoch),
     }
+
+
+def _sample_rows(shared: dict[str, Any], sample: Any) -> Iterator[dict[str, Any]]:
+    identity = {**shared, "item_id": str(sample.id), "epoch": int(sample.epoch)}
     item = (sample.metadata or {}).get("item", {})
     turns = {turn["index"]: turn for turn in item.get("turns", [])}
     item_meta = _flatten("item_", item.get("meta", {}))
@@ -601,7 +608,13 @@ def answer_rows(log: Any, sample: Any) -> Iterable[dict[str, Any]]:
 
 def answer_frame(log_set: LogSet, suite: str | None = None) -> pd.DataFrame:
     """The tidy frame: one row per answer, sorted by identity, each answer once."""
-    rows = [row for log, sample in log_set.samples(suite) for row in answer_rows(log, sample)]
+    identities: dict[int, dict[str, Any]] = {}  # a log's identity, computed once per log
+    rows: list[dict[str, Any]] = []
+    for log, sample in log_set.samples(suite):
+        shared = identities.get(id(log))
+        if shared is None:
+            shared = identities[id(log)] = _log_identity(log)
+        rows.extend(_sample_rows(shared, sample))
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise BiaslabError("the logs contain no answers")
