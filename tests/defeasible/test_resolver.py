@@ -18,6 +18,7 @@ from biaslab.suites.defeasible.resolver import (
     DefeatedPath,
     Explanation,
     Path,
+    SubjectResolution,
     explain,
     reachable_nodes,
     resolve,
@@ -461,6 +462,38 @@ def test_agrees_with_the_reference(network: Network) -> None:
 @given(small_networks())
 def test_agrees_with_the_reference_long(network: Network) -> None:
     _agree(network)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_networks(), st.randoms(use_true_random=False))
+def test_a_resolution_kept_as_links_come_and_go_agrees_with_resolving_afresh(
+    network: Network, rng: random.Random
+) -> None:
+    """The labeller keeps each subject's resolution while the conversation adds links (and
+    evaluates only what an added link reaches): after every addition or removal it must give
+    :func:`resolve_with_reach`'s answer for every node and the same reach."""
+    links = list(network.links)
+    rng.shuffle(links)
+    current = make_network([])
+    kept = {subject: SubjectResolution(current, subject) for subject in network.nodes}
+    while links:
+        before = current
+        if current.links and rng.random() < 0.2:  # now and then a link is withdrawn
+            gone = rng.choice(current.links)
+            current = make_network(set(current.links) - {gone})
+            changes: tuple[list[Link], bool] = ([], True)
+        else:  # one link or several (the labeller resolves again only when it must)
+            added = [links.pop() for _ in range(min(len(links), rng.choice((1, 1, 2, 3))))]
+            for link in added:
+                current = current.plus(link)
+            changes = (added, False)
+        assert current is not before
+        for subject, resolution in kept.items():
+            resolution.update(current, *changes)
+            for prop in network.nodes:
+                assert (resolution.answer(prop), resolution.reach) == resolve_with_reach(
+                    current, subject, prop
+                ), (subject, prop, current.to_dict())
 
 
 @settings(max_examples=200, deadline=None)

@@ -28,9 +28,9 @@ from biaslab.suites.defeasible.conversation import (
 from biaslab.suites.defeasible.lexicon import Domain
 from biaslab.suites.defeasible.network import Link, Network
 from biaslab.suites.defeasible.resolver import (
+    SubjectResolution,
     reachable_nodes,
     relevant_nodes,
-    resolve_with_reach,
 )
 
 
@@ -248,16 +248,26 @@ class _Answers:
       unchanged), or
     * none starts at a node the subject reaches (:func:`reachable_nodes`; likewise unchanged).
 
-    Each set is kept while it is known to be unchanged and recomputed when next needed."""
+    Each set is kept while it is known to be unchanged and recomputed when next needed. When it
+    must resolve again, the subject's resolution is kept from the last time
+    (:class:`SubjectResolution`): only the nodes the added links reach are evaluated again."""
 
     def __init__(self, subject: str, prop: str) -> None:
         self.subject, self.prop = subject, prop
         self.gold: str | None = None
         self.relevant: set[str] | None = None
         self.reachable: set[str] | None = None
+        # the resolution kept from the last resolve, and the changes since
+        self.resolution: SubjectResolution | None = None
+        self.added: list[Link] = []
+        self.removed = False
 
-    def after(self, network: Network, changed: Iterable[Link]) -> str:
-        changed = tuple(changed)
+    def after(self, network: Network, added: Sequence[Link], removed: Sequence[Link]) -> str:
+        """The answer on ``network``, which differs from the previous call's by ``added`` and
+        ``removed`` (the first call's by anything)."""
+        changed = (*added, *removed)
+        self.added.extend(added)
+        self.removed = self.removed or bool(removed)
         if self.gold is not None and not changed:
             return self.gold
         if self.gold is not None:
@@ -271,7 +281,12 @@ class _Answers:
             if not any(link.dst in self.relevant for link in changed):
                 self.reachable = None  # a link out of the subject's reach may have extended it
                 return self.gold
-        self.gold, self.reachable = resolve_with_reach(network, self.subject, self.prop)
+        if self.resolution is None:
+            self.resolution = SubjectResolution(network, self.subject)
+        else:
+            self.resolution.update(network, self.added, self.removed)
+        self.added, self.removed = [], False
+        self.gold, self.reachable = self.resolution.answer(self.prop), self.resolution.reach
         self.relevant = None
         return self.gold
 
@@ -283,7 +298,7 @@ def _label_section(state: _Replay, section: Section) -> None:
     for statement in section.pretext:
         state.premises.add(statement)
     state.network = state.premises.network
-    gold = answers.after(state.network, ())
+    gold = answers.after(state.network, (), ())
     state.events.append(Labelled(section.index, None, None, gold, *_delta(before, state.network)))
     for update in section.updates:
         before = state.network
@@ -330,7 +345,7 @@ def _constant_gold(premises: Premises, section: Section) -> str | None:
     for statement in section.pretext:
         premises.add(statement)
     network = premises.network
-    gold: str | None = answers.after(network, ())
+    gold: str | None = answers.after(network, (), ())
     for update in section.updates:
         before = network
         premises.add(update.statement)
@@ -338,7 +353,7 @@ def _constant_gold(premises: Premises, section: Section) -> str | None:
             continue
         network = premises.network
         added, removed = _delta(before, network)
-        if answers.after(network, added + removed) != gold:
+        if answers.after(network, added, removed) != gold:
             gold = None
     return gold
 
@@ -407,7 +422,7 @@ def _label_update(
         section=section.index,
         update=update,
         gold_before=gold_before,
-        gold=answers.after(network, added + removed),
+        gold=answers.after(network, added, removed),
         added=added,
         removed=removed,
         node=node,

@@ -216,6 +216,7 @@ class _State:
         # nodes strictly before v on some supported path (the subject included).
         self.ancestors: dict[str, int] = {subject: 0}
         self.bit: dict[str, int] = {subject: 1}
+        self.next_bit = 2  # bits are never reused: a node visited again gets a fresh one
         self.parents: dict[str, tuple[str, ...]] = {}  # admissible positive sources, for explain
         self.verdict: dict[str, Answer] = {}
 
@@ -280,7 +281,8 @@ class _State:
             for source in supported_pos:
                 bits |= self.ancestors[source] | self.bit[source]
             self.ancestors[node] = bits
-            self.bit[node] = 1 << len(self.bit)
+            self.bit[node] = self.next_bit
+            self.next_bit <<= 1
             self.parents[node] = tuple(supported_pos)
             self.verdict[node] = "yes"
         else:
@@ -395,6 +397,75 @@ def resolve_with_reach(network: Network, subject: str, property: str) -> tuple[A
         state.visit(node)
     answer: Answer = "unknown" if subject == property else state.verdict.get(property, "unknown")
     return answer, reach
+
+
+class SubjectResolution:
+    """:func:`resolve_with_reach` for one subject over a conversation whose network grows: after
+    links are added, only the nodes downstream of an added link the subject reaches are
+    evaluated again (in topological order); every other node's incoming links, and so its
+    answer, are unchanged. A removed link evaluates everything again. Tested against
+    :func:`resolve_with_reach` on random sequences of additions and removals."""
+
+    def __init__(self, network: Network, subject: str) -> None:
+        self.subject = subject
+        self._evaluate_all(network)
+
+    def _evaluate_all(self, network: Network) -> None:
+        self.network = network
+        self.state = _State(network, self.subject)
+        if _has_node(network, self.subject):
+            order, self.reach = _walk(network, self.subject, None)
+            for node in order:
+                self.state.visit(node)
+        else:
+            self.reach = {self.subject}
+
+    def update(self, network: Network, added: Iterable[Link], removed: bool) -> None:
+        """Follow the network from :attr:`network` to ``network``: ``added``, every link added
+        between the two; ``removed``, whether any was removed."""
+        if removed or not _has_node(self.network, self.subject):
+            self._evaluate_all(network)
+            return
+        self.network = network
+        self.reach = reachable_nodes(network, self.subject)
+        roots = [link.dst for link in added if link.src in self.reach]
+        state = self.state
+        state.network, state.into = network, network.in_map()
+        for node in _downstream_order(network, roots):
+            for table in (state.ancestors, state.bit, state.parents, state.verdict):
+                table.pop(node, None)
+            state.visit(node)
+
+    def answer(self, property: str) -> Answer:
+        if property == self.subject:
+            return "unknown"
+        return self.state.verdict.get(property, "unknown")
+
+
+def _downstream_order(network: Network, roots: Iterable[str]) -> list[str]:
+    """The roots and every node they reach, in topological order (reverse postorder of one
+    depth-first walk from the roots in turn)."""
+    out = network.out_map()
+    empty: tuple[Link, ...] = ()
+    seen: set[str] = set()
+    postorder: list[str] = []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(out.get(root, empty)))]
+        while stack:
+            node, links = stack[-1]
+            for link in links:
+                if link.dst not in seen:
+                    seen.add(link.dst)
+                    stack.append((link.dst, iter(out.get(link.dst, empty))))
+                    break
+            else:
+                stack.pop()
+                postorder.append(node)
+    postorder.reverse()
+    return postorder
 
 
 # --------------------------------------------------------------------------------------------------
