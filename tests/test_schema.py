@@ -4,7 +4,10 @@ from pathlib import Path
 import pytest
 
 from biaslab.errors import BiaslabError
+from biaslab.runner import generate_items
 from biaslab.schema import GenerationMeta, Item, Turn, meta_path, read_items, write_items
+from biaslab.suites.registry import suite_names
+from tests.helpers.schema import assert_turn_meta_is_json
 
 
 def _item(i: int) -> Item:
@@ -50,3 +53,9 @@ def test_unknown_keys_rejected(tmp_path: Path) -> None:
     path.write_text(json.dumps(_item(0).model_dump(mode="json") | {"surprise": 1}) + "\n")
     with pytest.raises(BiaslabError, match="surprise"):
         read_items(path)
+
+
+@pytest.mark.parametrize("suite", sorted(set(suite_names()) - {"fallacy"}))
+def test_every_suites_turn_meta_is_json(suite: str) -> None:
+    """(The fallacy suite's turns are checked on the set its own tests generate.)"""
+    assert_turn_meta_is_json(generate_items(suite, preset=None, n=3, seed=4, params={}).items)

@@ -17,11 +17,16 @@ from biaslab.runner import generate_items
 from biaslab.suites.fallacy.config import MAX_PROBLEMS, resolve_config
 from biaslab.suites.fallacy.generate import label_stats
 from biaslab.suites.fallacy.views import parse_pyetr, total_atoms
+from tests.helpers.schema import assert_turn_meta_is_json
 
 
 @pytest.fixture(scope="module")
 def generated() -> list:  # type: ignore[type-arg]
     return generate_items("fallacy", preset=None, n=8, seed=2, params={"order": "both"}).items
+
+
+def test_turn_meta_is_json(generated: list) -> None:  # type: ignore[type-arg]
+    assert_turn_meta_is_json(generated)
 
 
 def test_quotas_are_exact_and_every_problem_is_a_fallacy(generated: list) -> None:  # type: ignore[type-arg]
