@@ -23,6 +23,15 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
+def in_process(capfd: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``biaslab ARGS…`` through :func:`biaslab.cli.main` in this process, as a finished process:
+    its exit code and everything written to stdout and stderr (file descriptors included)."""
+    capfd.readouterr()
+    code = main(list(args))
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["biaslab", *args], code, out, err)
+
+
 def assert_one_line_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
@@ -67,48 +76,73 @@ def cyclic_net(tmp_path: Path) -> Path:
     ],
 )
 def test_user_errors_are_one_line_exit_2(
+    args: tuple[str, ...],
+    fragment: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(in_process(capfd, *args), fragment)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("nosuchcommand",), "No such command"),  # click's usage error
+        (("generate", "nosuch", "-o", "x.jsonl"), "unknown suite 'nosuch'"),  # a light command
+        (
+            ("run", "defeasible", "--model", "biaslab/nope"),
+            "unknown agent 'nope'",
+        ),  # Inspect loaded
+    ],
+)
+def test_the_installed_command_exits_2_with_one_line(
     args: tuple[str, ...], fragment: str, tmp_path: Path
 ) -> None:
+    """The process a user starts: exit status 2 and one line, with nothing a fresh interpreter
+    prints on its way in (import warnings and the like) added to it."""
     result = subprocess.run(
         [*BIASLAB, *args], capture_output=True, text=True, cwd=tmp_path, timeout=300
     )
     assert_one_line_error(result, fragment)
 
 
-def test_missing_api_key_is_one_line(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if "OPENAI" not in k}
-    result = subprocess.run(
-        [*BIASLAB, "run", "defeasible", "--model", "openai/gpt-4o-mini", "--n", "1"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
-    )
+def test_missing_api_key_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    for key in [k for k in os.environ if "OPENAI" in k]:
+        monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    result = in_process(capfd, "run", "defeasible", "--model", "openai/gpt-4o-mini", "--n", "1")
     assert_one_line_error(result, "openai/gpt-4o-mini")
     assert "OPENAI_API_KEY" in result.stderr
 
 
-def test_resolve_errors(tmp_path: Path, cyclic_net: Path) -> None:
-    assert_one_line_error(run_cli("resolve", str(cyclic_net)), "cycle")
+def test_resolve_errors(
+    tmp_path: Path, cyclic_net: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert_one_line_error(in_process(capfd, "resolve", str(cyclic_net)), "cycle")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert_one_line_error(run_cli("resolve", str(bad)), "not valid JSON")
+    assert_one_line_error(in_process(capfd, "resolve", str(bad)), "not valid JSON")
     extra = tmp_path / "extra.json"
     extra.write_text(json.dumps({"edges": [], "colour": 1}))
-    assert_one_line_error(run_cli("resolve", str(extra)), "colour")
+    assert_one_line_error(in_process(capfd, "resolve", str(extra)), "colour")
     noquery = tmp_path / "noquery.json"
     noquery.write_text(json.dumps({"edges": [{"from": "a", "to": "b", "sign": "+"}]}))
-    assert_one_line_error(run_cli("resolve", str(noquery)), "no query")
+    assert_one_line_error(in_process(capfd, "resolve", str(noquery)), "no query")
 
 
-def test_analyze_rejects_files_that_are_not_logs(tmp_path: Path) -> None:
+def test_analyze_rejects_files_that_are_not_logs(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     junk = tmp_path / "junk.eval"
     junk.write_text("not a log")
-    assert_one_line_error(run_cli("analyze", str(junk)), "cannot read Inspect log")
+    assert_one_line_error(in_process(capfd, "analyze", str(junk)), "cannot read Inspect log")
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert_one_line_error(run_cli("analyze", str(empty)), "no biaslab eval logs")
+    assert_one_line_error(in_process(capfd, "analyze", str(empty)), "no biaslab eval logs")
 
 
 def test_resolve_tweety(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -168,9 +202,11 @@ def test_generate_is_byte_identical_across_processes(tmp_path: Path) -> None:
     assert len(first.splitlines()) >= 18
 
 
-def test_generate_stats_reports_label_balance(tmp_path: Path) -> None:
+def test_generate_stats_reports_label_balance(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "s.jsonl"
-    result = run_cli("generate", "defeasible", "--n", "5", "-o", str(out), "--stats")
+    result = in_process(capfd, "generate", "defeasible", "--n", "5", "-o", str(out), "--stats")
     assert result.returncode == 0, result.stderr
     json.loads(result.stdout)
 
@@ -322,11 +358,13 @@ def test_light_commands_do_not_import_heavy_libraries(command: str, tmp_path: Pa
     assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
 
 
-def test_demo_never_removes_logs_it_did_not_write(tmp_path: Path) -> None:
+def test_demo_never_removes_logs_it_did_not_write(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     user_log = tmp_path / "logs" / "2026-01-01T00-00-00-00-00_mine_abc.eval"
     user_log.parent.mkdir()
     user_log.write_bytes(b"my own results")
-    result = run_cli("demo", "--out", str(tmp_path), "--no-local")
+    result = in_process(capfd, "demo", "--out", str(tmp_path), "--no-local")
     assert_one_line_error(result, "did not write")
     assert user_log.read_bytes() == b"my own results"
     assert not (tmp_path / "report").exists()
@@ -350,7 +388,9 @@ def test_demo_clears_only_what_an_earlier_demo_wrote(tmp_path: Path) -> None:
         clear_previous(tmp_path, ensure_dir)
 
 
-def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
+def test_resolve_scales_and_names_missing_nodes(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     import random
 
     n = 5_000
@@ -366,21 +406,23 @@ def test_resolve_scales_and_names_missing_nodes(tmp_path: Path) -> None:
     dag.write_text(
         json.dumps({"edges": dag_edges, "query": {"subject": "v0", "property": f"v{n - 1}"}})
     )
-    assert run_cli("resolve", str(chain)).stdout.strip() == "yes"
-    listed = run_cli("resolve", str(dag), "--json", "--max-paths", "5")
+    assert in_process(capfd, "resolve", str(chain)).stdout.strip() == "yes"
+    listed = in_process(capfd, "resolve", str(dag), "--json", "--max-paths", "5")
     assert listed.returncode == 0, listed.stderr
     payload = json.loads(listed.stdout)
     assert len(payload["paths"]["supporting"]) == 5 and payload["omitted"]["supporting"] > 0
-    assert_one_line_error(run_cli("resolve", str(dag), "--subject", "nobody"), "not a node")
-    outside = run_cli("resolve", str(dag), "--property", "x")  # the library's answer
+    assert_one_line_error(
+        in_process(capfd, "resolve", str(dag), "--subject", "nobody"), "not a node"
+    )
+    outside = in_process(capfd, "resolve", str(dag), "--property", "x")  # the library's answer
     assert outside.returncode == 0 and outside.stdout.strip() == "unknown", outside.stderr
     assert "not a node" in outside.stderr
-    outside_json = run_cli("resolve", str(dag), "--property", "x", "--json")
+    outside_json = in_process(capfd, "resolve", str(dag), "--property", "x", "--json")
     assert outside_json.returncode == 0, outside_json.stderr
     assert json.loads(outside_json.stdout)["answer"] == "unknown"
     binary = tmp_path / "latin1.json"
     binary.write_bytes('{"edges": [{"from": "caf\xe9"}]}'.encode("latin-1"))
-    assert_one_line_error(run_cli("resolve", str(binary)), "not UTF-8")
+    assert_one_line_error(in_process(capfd, "resolve", str(binary)), "not UTF-8")
 
 
 def test_unknown_task_argument_under_inspect_eval_is_one_message(tmp_path: Path) -> None:

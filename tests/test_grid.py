@@ -4,6 +4,7 @@ card that flags exactly the bias each reference agent was built with."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,24 +16,30 @@ from biaslab.cli import main
 BUILT_WITH = {
     "biaslab/oracle": None,
     "biaslab/random": None,
-    # at n = 4 no defeat turn shares its stratum with a stable turn, so the defeasible null
+    # at n = 2 no defeat turn shares its stratum with a stable turn, so the defeasible null
     # cannot test it (checked below); tests/defeasible/test_heldout.py flags a sticky agent at n=90
     "biaslab/sticky?p=0.9": None,
     "biaslab/token-biased": "tokenbias",
     "biaslab/etr": "fallacy",
     "biaslab/urn-entrenched?w=0.5": "entrenchment",
 }
-#: the smallest sizes at which each built-in bias is flagged (defeasible only has to run)
-ARGS = ["--judge", "biaslab/judge-reader", "--n", "12", "-p", "entrenchment.n=40"]
-ARGS += ["-p", "defeasible.n=4"]
+#: small sizes at which each built-in bias is flagged with room to spare (defeasible only has to
+#: run): token bias at n = 8 rejects 3 of 11 hypotheses (p = 0.004; 2 of 11 at n = 6), the fallacy
+#: rate at n = 6 has p = 6e-6 and leaves the random agent's cell defined, the Martingale score at
+#: n = 40 has p = 0.007 (0.013 at n = 30, 0.08 at n = 20)
+ARGS = ["--judge", "biaslab/judge-reader", "--n", "8", "-p", "entrenchment.n=40"]
+ARGS += ["-p", "fallacy.n=6", "-p", "defeasible.n=2"]
+
+
+def grid_command(log_dir: Path) -> list[str]:
+    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
+    return ["run", "all", *models, *ARGS, "--log-dir", str(log_dir), "--display", "none"]
 
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log_dir = tmp_path_factory.mktemp("grid")
-    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
-    command = ["run", "all", *models, *ARGS, "--log-dir", str(log_dir), "--display", "none"]
-    assert main(command) == 0
+    assert main(grid_command(log_dir)) == 0
     return log_dir
 
 
@@ -60,28 +67,31 @@ def test_a_rerun_of_a_finished_grid_generates_nothing(
     monkeypatch.setattr(workers, "pool", refuse)
     before = sorted(p.name for p in grid.glob("*.eval"))
     assert len(before) == 4 * len(BUILT_WITH), "\n".join(log_statuses(grid))
-    models = [arg for model in BUILT_WITH for arg in ("--model", model)]
-    assert main(["run", "all", *models, *ARGS, "--log-dir", str(grid), "--display", "none"]) == 0
+    assert main(grid_command(grid)) == 0
     assert sorted(p.name for p in grid.glob("*.eval")) == before
 
 
-def test_a_grid_cell_without_a_finished_log_runs_again(tmp_path: Path) -> None:
-    """The cell whose log is gone runs (its items generated); the finished one is only skipped."""
+def test_a_grid_cell_without_a_finished_log_runs_again(grid: Path, tmp_path: Path) -> None:
+    """The cell whose log is gone runs (its items generated); the finished ones are only skipped."""
     from inspect_ai.log import read_eval_log
 
-    command = ["run", "all", "--model", "biaslab/oracle", "--judge", "biaslab/judge-reader"]
-    command += ["--n", "2", "-p", "entrenchment.n=4", "--log-dir", str(tmp_path)]
-    command += ["--display", "none"]
-    assert main(command) == 0
-    logs = {read_eval_log(str(p), header_only=True).eval.task: p for p in tmp_path.glob("*.eval")}
+    def oracle_logs() -> dict[str, Path]:
+        headers = {p: read_eval_log(str(p), header_only=True).eval for p in tmp_path.glob("*.eval")}
+        return {e.task: p for p, e in headers.items() if e.model == "biaslab/oracle"}
+
+    shutil.copytree(grid, tmp_path, dirs_exist_ok=True)  # a finished grid of its own
+    before = sorted(p.name for p in tmp_path.glob("*.eval"))
+    logs = oracle_logs()
     assert sorted(logs) == ["defeasible", "entrenchment", "fallacy", "tokenbias"]
     first = read_eval_log(str(logs["tokenbias"]))
     logs["tokenbias"].unlink()
-    assert main(command) == 0
-    again = {read_eval_log(str(p), header_only=True).eval.task: p for p in tmp_path.glob("*.eval")}
+    assert main(grid_command(tmp_path)) == 0
+    again = oracle_logs()
     assert sorted(again) == sorted(logs)
     assert again["tokenbias"] != logs["tokenbias"]
     assert all(again[task] == logs[task] for task in ("defeasible", "entrenchment", "fallacy"))
+    others = sorted(p.name for p in tmp_path.glob("*.eval") if p != again["tokenbias"])
+    assert others == [name for name in before if name != logs["tokenbias"].name]
     rerun = read_eval_log(str(again["tokenbias"]))
     assert rerun.status == "success" and rerun.samples and first.samples
     assert [s.id for s in rerun.samples] == [s.id for s in first.samples]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from biaslab import runs
+from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
 from biaslab.suites.registry import get_suite
 from tests.helpers.children import DRIVER, default_sigint, ignored_sigint
@@ -38,6 +40,19 @@ def drive(*args: str, stop: str = "", delay: float = 0.0) -> subprocess.Complete
     )
 
 
+def in_process(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """``biaslab ARGS…`` in this process (where a second process is not what a test is about):
+    its exit code and what it wrote to stderr."""
+    capfd.readouterr()
+    code = main(list(args))
+    return code, capfd.readouterr().err
+
+
+def copy_run(log_dir: Path, into: Path) -> None:
+    """The log directory of a finished run, as if its command had been run into ``into``."""
+    shutil.copytree(log_dir, into, dirs_exist_ok=True)
+
+
 def analysis(log_dir: Path) -> str:
     frame = frame_at(log_dir)
     result = get_suite("defeasible").analyze(frame).model_dump(mode="json")
@@ -52,18 +67,17 @@ def statuses(log_dir: Path) -> list[str]:
 def single_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
     """The reference: one uninterrupted run, its analysis and its number of answers."""
     log_dir = tmp_path_factory.mktemp("single")
-    done = drive(*RUN, "--log-dir", str(log_dir))
-    assert done.returncode == 0, done.stderr
+    assert main([*RUN, "--log-dir", str(log_dir)]) == 0
     return log_dir, analysis(log_dir), len(frame_at(log_dir))
 
 
 def test_the_same_command_twice_counts_once(
     single_run: tuple[Path, str, int], tmp_path: Path
 ) -> None:
-    _, expected, n_answers = single_run
-    for _ in range(2):
-        done = drive(*RUN, "--log-dir", str(tmp_path))
-        assert done.returncode == 0, done.stderr
+    log_dir, expected, n_answers = single_run
+    copy_run(log_dir, tmp_path)  # the first command's output
+    done = drive(*RUN, "--log-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
     assert "up to date" in done.stderr
     assert "file://" not in done.stderr  # log paths print one way
     assert statuses(tmp_path) == ["success"]  # the second run asked nothing
@@ -72,11 +86,11 @@ def test_the_same_command_twice_counts_once(
 
 
 def test_a_fresh_rerun_and_inspect_eval_into_one_directory_collapse(
-    single_run: tuple[Path, str, int], tmp_path: Path
+    single_run: tuple[Path, str, int], tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    _, expected, n_answers = single_run
-    assert drive(*RUN, "--log-dir", str(tmp_path)).returncode == 0
-    assert drive(*RUN, "--log-dir", str(tmp_path), "--no-resume").returncode == 0
+    log_dir, expected, n_answers = single_run
+    copy_run(log_dir, tmp_path)  # the first run
+    assert main([*RUN, "--log-dir", str(tmp_path), "--no-resume"]) == 0
     inspect = subprocess.run(
         [
             sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
@@ -91,18 +105,15 @@ def test_a_fresh_rerun_and_inspect_eval_into_one_directory_collapse(
     assert len(log_set.collapsed) == 1 and log_set.collapsed[0].startswith("3 logs of the same run")
     assert len(answer_frame(log_set)) == n_answers
     assert analysis(tmp_path) == expected
-    analyzed = subprocess.run(
-        [sys.executable, "-m", "biaslab.cli", "analyze", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )  # fmt: skip
-    assert analyzed.returncode == 0, analyzed.stderr
-    assert "3 logs of the same run collapsed" in analyzed.stderr
+    code, err = in_process(capfd, "analyze", str(tmp_path))
+    assert code == 0, err
+    assert "3 logs of the same run collapsed" in err
 
 
 def test_distinct_seeds_stay_distinct_runs(tmp_path: Path) -> None:
     args = ["run", "defeasible", "--model", "biaslab/oracle", "--n", "1", "--seeds", "1-2"]
     args += ["-p", "topology=linear", "--display", "none", "--log-dir", str(tmp_path)]
-    assert drive(*args).returncode == 0
+    assert main(args) == 0
     log_set = read_log_set(tmp_path)
     assert not log_set.collapsed
     assert sorted(set(answer_frame(log_set)["seed"])) == [1, 2]
@@ -110,7 +121,11 @@ def test_distinct_seeds_stay_distinct_runs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("signame", "code"), [("INT", 130), ("TERM", 143)])
 def test_an_interrupted_run_exits_non_zero_then_resumes(
-    single_run: tuple[Path, str, int], tmp_path: Path, signame: str, code: int
+    single_run: tuple[Path, str, int],
+    tmp_path: Path,
+    signame: str,
+    code: int,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     _, expected, n_answers = single_run
     stopped = drive(*RUN, "--log-dir", str(tmp_path), stop=f"{signame}:20", delay=0.02)
@@ -119,15 +134,15 @@ def test_an_interrupted_run_exits_non_zero_then_resumes(
     assert last.startswith("biaslab: interrupted: ") and "run the same command to resume" in last
     assert "Traceback" not in stopped.stderr
     assert statuses(tmp_path) == ["cancelled"]
-    resumed = drive(*RUN, "--log-dir", str(tmp_path))
-    assert resumed.returncode == 0, resumed.stderr
-    assert "resuming" in resumed.stderr
+    resumed, err = in_process(capfd, *RUN, "--log-dir", str(tmp_path))
+    assert resumed == 0, err
+    assert "resuming" in err
     assert len(frame_at(tmp_path)) == n_answers
     assert analysis(tmp_path) == expected
 
 
 def test_sigterm_stops_a_run_started_with_sigint_ignored(
-    single_run: tuple[Path, str, int], tmp_path: Path
+    single_run: tuple[Path, str, int], tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """``biaslab run … &`` in a script (or nohup, or a batch job step) starts with SIGINT ignored;
     SIGTERM must still cancel the eval through Inspect, promptly, leaving a resumable log."""
@@ -160,8 +175,8 @@ def test_sigterm_stops_a_run_started_with_sigint_ignored(
         "run the same command to resume"
     )
     assert statuses(tmp_path) == ["cancelled"]
-    resumed = drive(*RUN, "--log-dir", str(tmp_path))
-    assert resumed.returncode == 0 and "resuming" in resumed.stderr, resumed.stderr
+    resumed, err = in_process(capfd, *RUN, "--log-dir", str(tmp_path))
+    assert resumed == 0 and "resuming" in err, err
     assert len(frame_at(tmp_path)) == n_answers
     assert analysis(tmp_path) == expected
 
@@ -180,7 +195,7 @@ def test_the_interruption_line_counts_what_the_log_holds(tmp_path: Path) -> None
 
 
 def test_a_killed_run_resumes_and_counts_once(
-    single_run: tuple[Path, str, int], tmp_path: Path
+    single_run: tuple[Path, str, int], tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """SIGKILL leaves a 'started' log; the rerun recovers its finished samples (Inspect's sample
     buffer, kept with --realtime) and asks only the rest."""
@@ -189,9 +204,9 @@ def test_a_killed_run_resumes_and_counts_once(
     killed = drive(*args, stop="KILL:30", delay=0.02)
     assert killed.returncode == -signal.SIGKILL
     assert statuses(tmp_path) == ["started"]
-    resumed = drive(*args)
-    assert resumed.returncode == 0, resumed.stderr
-    assert "resuming" in resumed.stderr
+    resumed, err = in_process(capfd, *args)
+    assert resumed == 0, err
+    assert "resuming" in err
     log = max(
         (read_eval_log(i) for i in list_eval_logs(str(tmp_path))), key=lambda lg: lg.eval.created
     )
@@ -203,7 +218,9 @@ def test_a_killed_run_resumes_and_counts_once(
 
 def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
     """Two identical runs started together: the second refuses in one line, nothing doubles."""
-    env = {**os.environ, "BIASLAB_TEST_DELAY": "0.3"}  # ~40 calls one at a time: ~12 s
+    hold = tmp_path.parent / f"{tmp_path.name}.hold"  # the first run's calls wait while it exists
+    hold.touch()
+    env = {**os.environ, "BIASLAB_TEST_HOLD": str(hold)}
     first = subprocess.Popen(
         [*DRIVER, *RUN, "--log-dir", str(tmp_path), "--max-connections", "1"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -219,7 +236,9 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
                 break
             time.sleep(0.1)
         second = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1")
+        assert first.poll() is None, "the first run ended before the second one started"
     finally:
+        hold.unlink()
         _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     assert second.returncode == 2
@@ -229,24 +248,19 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
 
 
 def test_a_corrupt_log_does_not_block_the_directory(
-    single_run: tuple[Path, str, int], tmp_path: Path
+    single_run: tuple[Path, str, int], tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     log_dir, expected, _ = single_run
     for info in list_eval_logs(str(log_dir)):
         name = info.name.removeprefix("file://")
         (tmp_path / Path(name).name).write_bytes(Path(name).read_bytes())
     (tmp_path / "2026-01-01T00-00-00-00-00_defeasible_broken.eval").write_bytes(b"PK\x03\x04junk")
-    analyzed = subprocess.run(
-        [sys.executable, "-m", "biaslab.cli", "analyze", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )  # fmt: skip
-    assert analyzed.returncode == 0, analyzed.stderr
-    assert (
-        "skipped unreadable log 2026-01-01T00-00-00-00-00_defeasible_broken.eval" in analyzed.stderr
-    )
+    code, err = in_process(capfd, "analyze", str(tmp_path))
+    assert code == 0, err
+    assert "skipped unreadable log 2026-01-01T00-00-00-00-00_defeasible_broken.eval" in err
     assert analysis(tmp_path) == expected
-    rerun = drive(*RUN, "--log-dir", str(tmp_path))
-    assert rerun.returncode == 0 and "up to date" in rerun.stderr, rerun.stderr
+    rerun, err = in_process(capfd, *RUN, "--log-dir", str(tmp_path))
+    assert rerun == 0 and "up to date" in err, err
 
 
 def test_the_embedded_model_runs_one_conversation_per_slot() -> None:

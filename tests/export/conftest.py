@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,10 +39,9 @@ def fallacy_items(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def inspect_results(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """results.json of the same token-bias items answered by biaslab/token-biased through Inspect."""
     folder = tmp_path_factory.mktemp("inspect")
-    command = [sys.executable, "-m", "biaslab.cli", "run", "tokenbias", "--n", str(N_TOKENBIAS)]
-    command += ["--seed", str(SEED), "--model", "biaslab/token-biased"]
-    command += ["--log-dir", str(folder / "logs"), "--display", "none"]
-    subprocess.run(command, check=True, capture_output=True, cwd=folder)
+    command = ["run", "tokenbias", "--n", str(N_TOKENBIAS), "--seed", str(SEED)]
+    command += ["--model", "biaslab/token-biased", "--log-dir", str(folder / "logs")]
+    assert main([*command, "--display", "none"]) == 0
     assert main(["analyze", str(folder / "logs"), "-o", str(folder / "results.json")]) == 0
     return json.loads((folder / "results.json").read_text())
 

@@ -158,9 +158,6 @@ def test_fallacy_harness_replies_give_the_numbers_of_the_same_answers_through_in
 ) -> None:
     """The fallacy items travel inside the harness's documents, so its output is read beside
     them (the answers importer's --problems) and gives the run's numbers."""
-    import subprocess
-    import sys
-
     out = tmp_path / "task"
     assert main(["export", str(fallacy_items), "--format", "lm-eval", "-o", str(out)]) == 0
     docs = read_docs(out, "biaslab_fallacy")
@@ -170,9 +167,8 @@ def test_fallacy_harness_replies_give_the_numbers_of_the_same_answers_through_in
     via_harness = _analyze(tmp_path / "out", tmp_path / "harness.json")
 
     logs = tmp_path / "logs"
-    command = [sys.executable, "-m", "biaslab.cli", "run", "fallacy", "--n", "3", "--seed", "1"]
-    command += ["--model", "biaslab/etr", "--log-dir", str(logs), "--display", "none"]
-    subprocess.run(command, check=True, capture_output=True, cwd=tmp_path)
+    command = ["run", "fallacy", "--n", "3", "--seed", "1", "--model", "biaslab/etr"]
+    assert main([*command, "--log-dir", str(logs), "--display", "none"]) == 0
     via_inspect = _analyze(logs, tmp_path / "inspect.json")
     assert same_analysis(via_harness, via_inspect)
     (row,) = via_harness["suites"]["fallacy"]["rows"]

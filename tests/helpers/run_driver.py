@@ -2,8 +2,10 @@
 
 ``python -m tests.helpers.run_driver ARGS…`` behaves like ``biaslab ARGS…``, except that the
 reference agents' provider counts its calls: with ``BIASLAB_TEST_STOP=SIGNAL:N`` the process sends
-itself SIGNAL (KILL, INT or TERM) on the N-th call, and ``BIASLAB_TEST_DELAY`` seconds are spent on
-each call. This makes "stopped in the middle of a run" deterministic, without timing races. Start it with
+itself SIGNAL (KILL, INT or TERM) on the N-th call, ``BIASLAB_TEST_DELAY`` seconds are spent on
+each call, and while the file named by ``BIASLAB_TEST_HOLD`` exists every call waits for it to go
+(a run kept alive exactly as long as a test needs it, whatever the machine's load). This makes
+"stopped in the middle of a run" deterministic, without timing races. Start it with
 ``preexec_fn=tests.helpers.children.default_sigint`` (or ``ignored_sigint``) so the child's SIGINT
 disposition does not depend on how the tests were started.
 """
@@ -32,6 +34,9 @@ async def _generate(self: ReferenceAgentAPI, *args: Any, **kwargs: Any) -> Any:
         if _calls["n"] == int(count):
             os.kill(os.getpid(), getattr(signal, f"SIG{name}"))
             await asyncio.sleep(5)  # let the signal land before answering
+    hold = os.environ.get("BIASLAB_TEST_HOLD", "")
+    while hold and os.path.exists(hold):
+        await asyncio.sleep(0.05)
     delay = float(os.environ.get("BIASLAB_TEST_DELAY", "0"))
     if delay:
         await asyncio.sleep(delay)
