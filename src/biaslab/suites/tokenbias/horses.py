@@ -139,9 +139,7 @@ def races_lower_bound(above: Sequence[int], m: int, k: int) -> int:
     """Sound pruning bound: the candidates for the first undetermined place are pairwise incomparable
     and only leave that set by racing, at most k − 1 per race."""
     counts = [mask.bit_count() for mask in above]
-    placed = 0
-    while placed < m and sum(c <= placed for c in counts) == placed + 1:
-        placed += 1
+    placed = _placed(counts, m)
     if placed >= m:
         return 0
     candidates = sum(c == placed for c in counts)
@@ -251,7 +249,7 @@ class _Search:
         if self.known_loss.get(key, -1) >= budget:
             return False
         self.nodes += 1
-        result = any(self._race_wins(above, race, budget) for race in self._races(above))
+        result = any(self._race_wins(above, race, budget) for race in self._races(above, budget))
         if result:
             self.known_win[key] = min(budget, self.known_win.get(key, budget))
         else:
@@ -259,26 +257,36 @@ class _Search:
         return result
 
     def _race_wins(self, above: Poset, race: tuple[int, ...], budget: int) -> bool:
-        children: dict[tuple[object, ...], Poset] = {}
-        for order in finishing_orders(race, above):
-            child = drop_beaten(record_race(above, order), self.m)
-            children.setdefault(canonical_key(child), child)
-        hardest = sorted(children.values(), key=lambda c: -races_lower_bound(c, self.m, self.k))
-        return all(self.wins(child, budget - 1) for child in hardest)
+        children = [drop_beaten(record_race(above, o), self.m) for o in finishing_orders(race, above)]
+        bounds = [races_lower_bound(child, self.m, self.k) for child in children]
+        if max(bounds) > budget - 1:
+            return False
+        distinct: dict[tuple[object, ...], tuple[int, Poset]] = {}
+        for bound, child in zip(bounds, children, strict=True):
+            distinct.setdefault(canonical_key(child), (bound, child))
+        hardest = sorted(distinct.values(), key=lambda bc: -bc[0])
+        return all(self.wins(child, budget - 1) for _, child in hardest)
 
-    def _races(self, above: Poset) -> Iterator[tuple[int, ...]]:
+    def _races(self, above: Poset, budget: int) -> Iterator[tuple[int, ...]]:
         """Full races (more runners never hurt), one per orbit of the marked poset, skipping races
-        whose order is already known."""
+        whose order is already known and races the adversary defeats at once (below)."""
         n = len(above)
         size = min(self.k, n)
         related = [i for i in range(n) if above[i] or any((a >> i) & 1 for a in above)]
         fresh = [i for i in range(n) if i not in related]
+        fewest = self._fewest_candidates(above, budget)
+        candidates = _candidates_mask(above, self.m)
+        fresh_candidates = sum((candidates >> i) & 1 for i in fresh)
         seen: set[tuple[object, ...]] = set()
         for n_related in range(size + 1):
             n_fresh = size - n_related
             if n_fresh > len(fresh):
                 continue
+            from_fresh = min(n_fresh, fresh_candidates)
             for chosen in itertools.combinations(related, n_related):
+                in_race = from_fresh + sum((candidates >> x) & 1 for x in chosen)
+                if in_race < fewest:
+                    continue
                 race = (*chosen, *fresh[:n_fresh])
                 if _known_order(race, above):
                     continue
@@ -286,6 +294,36 @@ class _Search:
                 if key not in seen:
                     seen.add(key)
                     yield race
+
+    def _fewest_candidates(self, above: Poset, budget: int) -> int:
+        """The fewest candidates for the first undetermined place a race must hold to survive the
+        adversary's first reply: candidates (pairwise incomparable, nothing but the placed animals
+        above them) finish first among the runners, after any placed ones, so a race with j ≥ 1 of
+        the c candidates leaves c − j + 1 (and j = 0 leaves c); while two or more are left the child
+        needs ⌈(c − j) / (k − 1)⌉ races, which must fit in ``budget`` − 1."""
+        counts = [mask.bit_count() for mask in above]
+        placed = _placed(counts, self.m)
+        c = sum(count == placed for count in counts)
+        for j in range(c + 1):
+            left = c if j == 0 else c - j + 1
+            if left < 2 or math.ceil((left - 1) / (self.k - 1)) <= budget - 1:
+                return j
+        return c  # unreachable: j = c leaves one candidate
+
+
+def _placed(counts: Sequence[int], m: int) -> int:
+    """How many top places are determined (the j-th place is when exactly j animals have fewer
+    than j known superiors)."""
+    placed = 0
+    while placed < m and sum(c <= placed for c in counts) == placed + 1:
+        placed += 1
+    return placed
+
+
+def _candidates_mask(above: Sequence[int], m: int) -> int:
+    counts = [mask.bit_count() for mask in above]
+    placed = _placed(counts, m)
+    return sum(1 << i for i, count in enumerate(counts) if count == placed)
 
 
 def _known_order(race: Sequence[int], above: Sequence[int]) -> bool:
