@@ -125,8 +125,11 @@ def record_race(above: Sequence[int], order: Sequence[int]) -> Poset:
 def drop_beaten(above: Sequence[int], m: int) -> Poset:
     """Remove animals with ≥ m known superiors: they cannot place, and racing them tells nothing new."""
     alive = [i for i, mask in enumerate(above) if mask.bit_count() < m]
+    if len(alive) == len(above):
+        return tuple(above)
     index = {old: new for new, old in enumerate(alive)}
-    return tuple(sum(1 << index[x] for x in alive if (above[old] >> x) & 1) for old in alive)
+    keep = sum(1 << i for i in alive)
+    return tuple(sum(1 << index[x] for x in _bits(above[old] & keep)) for old in alive)
 
 
 def is_solved(above: Sequence[int], m: int) -> bool:
@@ -148,62 +151,143 @@ def races_lower_bound(above: Sequence[int], m: int, k: int) -> int:
 
 def finishing_orders(race: Sequence[int], above: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Every finishing order of ``race`` consistent with what is already known (the adversary's moves)."""
-    if not race:
-        yield ()
-        return
-    for x in race:
-        rest = [y for y in race if y != x]
-        if not any((above[x] >> y) & 1 for y in rest):
-            for tail in finishing_orders(rest, above):
-                yield (x, *tail)
+    known = tuple(sum(1 << j for j, y in enumerate(race) if (above[x] >> y) & 1) for x in race)
+    for local in _local_orders(known):
+        yield tuple(race[i] for i in local)
+
+
+@lru_cache(maxsize=1 << 12)
+def _local_orders(known: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The orders of runners 0..len(known)−1 in which nobody finishes ahead of a runner known to be
+    faster (``known[i]``: the runners known faster than runner i)."""
+
+    def extend(rest: list[int]) -> Iterator[tuple[int, ...]]:
+        if not rest:
+            yield ()
+        for i in rest:
+            if not any((known[i] >> j) & 1 for j in rest):
+                for tail in extend([j for j in rest if j != i]):
+                    yield (i, *tail)
+
+    return tuple(extend(list(range(len(known)))))
 
 
 # --------------------------------------------------------------------------------------------------
 # isomorphism-invariant keys
 # --------------------------------------------------------------------------------------------------
 
-_MAX_TIE_PERMUTATIONS = 24
+Form = tuple[tuple[int, tuple[int, ...]], ...]
+"""A poset with marks in canonical order: per animal, its mark and the positions above it."""
 
 
 @lru_cache(maxsize=1 << 18)
-def canonical_key(above: Poset, marked: int = 0) -> tuple[object, ...]:
-    """A key equal for isomorphic (poset, marked set) pairs whenever ties are small enough to try
-    every order; otherwise an exact encoding under one order (never equal for non-isomorphic ones,
-    so using it as a memo key stays sound)."""
-    n = len(above)
-    colours = _refined_colours(above, marked)
-    cells: dict[int, list[int]] = {}
-    for i in range(n):
-        cells.setdefault(colours[i], []).append(i)
-    blocks = [cells[c] for c in sorted(cells)]
-    ties = math.prod(math.factorial(len(b)) for b in blocks)
-    if ties > _MAX_TIE_PERMUTATIONS:
-        return (n, False, _encode(above, marked, [x for b in blocks for x in b]))
-    best = min(
-        _encode(above, marked, [x for part in combo for x in part])
-        for combo in itertools.product(*(itertools.permutations(b) for b in blocks))
+def canonical_key(above: Poset, marked: int = 0) -> tuple[Form, ...]:
+    """A key equal exactly for isomorphic (poset, marked set) pairs: the sorted canonical forms of
+    its connected components (animals linked by known relations), so that untouched parts of a
+    state keep their cached forms and identical components never need to be told apart."""
+    below = _below(above)
+    return tuple(
+        sorted(_component_form(*_restrict(above, marked, part)) for part in _parts(above, below))
     )
-    return (n, True, best)
 
 
-def _refined_colours(above: Sequence[int], marked: int) -> list[int]:
+def _below(above: Sequence[int]) -> list[int]:
+    below = [0] * len(above)
+    for i, mask in enumerate(above):
+        for j in _bits(mask):
+            below[j] |= 1 << i
+    return below
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _parts(above: Sequence[int], below: Sequence[int]) -> list[list[int]]:
+    """The connected components of the comparability graph, each in increasing order."""
+    left = (1 << len(above)) - 1
+    parts = []
+    while left:
+        frontier = left & -left
+        part = 0
+        while frontier:
+            part |= frontier
+            reached = 0
+            for i in _bits(frontier):
+                reached |= above[i] | below[i]
+            frontier = reached & ~part
+        left &= ~part
+        parts.append(list(_bits(part)))
+    return parts
+
+
+def _restrict(above: Sequence[int], marked: int, part: Sequence[int]) -> tuple[Poset, int]:
+    """The component's relations and marks, renumbered 0.. in the order of ``part``."""
+    index = {old: new for new, old in enumerate(part)}
+    local = tuple(sum(1 << index[y] for y in _bits(above[x])) for x in part)
+    return local, sum(((marked >> x) & 1) << i for i, x in enumerate(part))
+
+
+@lru_cache(maxsize=1 << 18)
+def _component_form(above: Poset, marked: int) -> Form:
+    """The canonical form of a connected (poset, marks) pair by individualisation and refinement
+    (the scheme of graph canonisers such as nauty, small enough here to write out): refine colours
+    by what lies above and below; while a cell holds animals that are not twins (same animals above
+    and below, same mark), fix each twin class's first animal in turn and refine again; the form
+    is the smallest encoding over all the orders reached. Twins may be ordered freely, as swapping
+    two is an automorphism."""
     n = len(above)
-    below = [sum(1 << j for j in range(n) if (above[j] >> i) & 1) for i in range(n)]
-    start = [(above[i].bit_count(), below[i].bit_count(), (marked >> i) & 1) for i in range(n)]
-    colours = _rank(start)
+    below = _below(above)
+    ups = [list(_bits(mask)) for mask in above]
+    downs = [list(_bits(mask)) for mask in below]
+    twin = _rank([(above[i], below[i], (marked >> i) & 1) for i in range(n)])
+    start = _rank([(len(ups[i]), len(downs[i]), (marked >> i) & 1) for i in range(n)])
+    best: Form | None = None
+    pending = [start]
+    while pending:
+        colours = _refine(pending.pop(), ups, downs)
+        cell = _first_split_cell(colours, twin)
+        if not cell:
+            order = sorted(range(n), key=lambda i: colours[i])
+            form = _encode(above, marked, order)
+            best = form if best is None or form < best else best
+            continue
+        for x in cell:
+            pending.append([2 * c - (i == x) for i, c in enumerate(colours)])
+    assert best is not None
+    return best
+
+
+def _refine(colours: list[int], ups: Sequence[list[int]], downs: Sequence[list[int]]) -> list[int]:
+    colours = _rank(colours)
     while True:
-        signature = [
-            (
-                colours[i],
-                tuple(sorted(colours[x] for x in range(n) if (above[i] >> x) & 1)),
-                tuple(sorted(colours[x] for x in range(n) if (below[i] >> x) & 1)),
-            )
-            for i in range(n)
-        ]
-        refined = _rank(signature)
-        if len(set(refined)) == len(set(colours)):
+        refined = _rank(
+            [
+                (
+                    colours[i],
+                    tuple(sorted(colours[x] for x in ups[i])),
+                    tuple(sorted(colours[x] for x in downs[i])),
+                )
+                for i in range(len(colours))
+            ]
+        )
+        if max(refined) == max(colours):
             return refined
         colours = refined
+
+
+def _first_split_cell(colours: Sequence[int], twin: Sequence[int]) -> list[int]:
+    """One animal per twin class of the first cell that holds animals that are not twins."""
+    cells: dict[int, dict[int, int]] = {}
+    for i, c in enumerate(colours):
+        cells.setdefault(c, {}).setdefault(twin[i], i)
+    for c in sorted(cells):
+        if len(cells[c]) > 1:
+            return list(cells[c].values())
+    return []
 
 
 def _rank(values: Sequence[object]) -> list[int]:
@@ -211,14 +295,10 @@ def _rank(values: Sequence[object]) -> list[int]:
     return [order[v] for v in values]
 
 
-def _encode(above: Sequence[int], marked: int, order: Sequence[int]) -> tuple[object, ...]:
+def _encode(above: Sequence[int], marked: int, order: Sequence[int]) -> Form:
     position = {x: p for p, x in enumerate(order)}
     return tuple(
-        (
-            (marked >> x) & 1,
-            tuple(sorted(position[y] for y in range(len(above)) if (above[x] >> y) & 1)),
-        )
-        for x in order
+        ((marked >> x) & 1, tuple(sorted(position[y] for y in _bits(above[x])))) for x in order
     )
 
 
@@ -233,8 +313,8 @@ class _Search:
 
     k: int
     m: int
-    known_win: dict[tuple[object, ...], int] = field(default_factory=dict)
-    known_loss: dict[tuple[object, ...], int] = field(default_factory=dict)
+    known_win: dict[tuple[Form, ...], int] = field(default_factory=dict)
+    known_loss: dict[tuple[Form, ...], int] = field(default_factory=dict)
     nodes: int = 0
 
     def wins(self, above: Poset, budget: int) -> bool:
@@ -261,7 +341,7 @@ class _Search:
         bounds = [races_lower_bound(child, self.m, self.k) for child in children]
         if max(bounds) > budget - 1:
             return False
-        distinct: dict[tuple[object, ...], tuple[int, Poset]] = {}
+        distinct: dict[tuple[Form, ...], tuple[int, Poset]] = {}
         for bound, child in zip(bounds, children, strict=True):
             distinct.setdefault(canonical_key(child), (bound, child))
         hardest = sorted(distinct.values(), key=lambda bc: -bc[0])
@@ -277,7 +357,7 @@ class _Search:
         fewest = self._fewest_candidates(above, budget)
         candidates = _candidates_mask(above, self.m)
         fresh_candidates = sum((candidates >> i) & 1 for i in fresh)
-        seen: set[tuple[object, ...]] = set()
+        seen: set[tuple[Form, ...]] = set()
         for n_related in range(size + 1):
             n_fresh = size - n_related
             if n_fresh > len(fresh):
@@ -343,6 +423,7 @@ def solve_min_races(n: int, k: int, m: int, max_races: int = 30) -> int:
                 return budget
     finally:
         canonical_key.cache_clear()
+        _component_form.cache_clear()
     raise BiaslabError(f"no strategy within {max_races} races for n={n}, k={k}, m={m}")
 
 
