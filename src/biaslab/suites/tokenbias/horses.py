@@ -112,13 +112,25 @@ def _check_triple(n: int, k: int, m: int) -> None:
 
 
 def record_race(above: Sequence[int], order: Sequence[int]) -> Poset:
-    """Add a finishing order (fastest first) to the known relations and close them transitively."""
+    """Add a finishing order (fastest first) to the known relations and close them transitively:
+    an animal at or below the runner in place p (and in no later place) gains every runner before
+    place p and everything known above them. One pass over the animals, which matters for the
+    hundreds of animals in the schemes' races."""
+    reach, upper = 0, []
+    for runner in order:
+        upper.append(reach)  # everything now known above the runner in this place
+        reach |= above[runner] | (1 << runner)
+    place = {runner: p for p, runner in enumerate(order)}
+    runners = sum(1 << r for r in order)
+    later_first = range(len(order) - 1, 0, -1)
     result = list(above)
-    for faster, slower in itertools.pairwise(order):
-        upper = result[faster] | (1 << faster)
-        for x in range(len(result)):
-            if x == slower or (result[x] >> slower) & 1:
-                result[x] |= upper
+    for x, mask in enumerate(above):
+        if x in place:  # runners known above it finished ahead of it
+            result[x] = mask | upper[place[x]]
+        elif mask & runners:
+            hit = mask & runners
+            last = next((p for p in later_first if (hit >> order[p]) & 1), 0)
+            result[x] = mask | upper[last]
     return tuple(result)
 
 
@@ -337,7 +349,9 @@ class _Search:
         return result
 
     def _race_wins(self, above: Poset, race: tuple[int, ...], budget: int) -> bool:
-        children = [drop_beaten(record_race(above, o), self.m) for o in finishing_orders(race, above)]
+        children = [
+            drop_beaten(record_race(above, o), self.m) for o in finishing_orders(race, above)
+        ]
         bounds = [races_lower_bound(child, self.m, self.k) for child in children]
         if max(bounds) > budget - 1:
             return False
@@ -413,18 +427,27 @@ def _known_order(race: Sequence[int], above: Sequence[int]) -> bool:
 
 
 def solve_min_races(n: int, k: int, m: int, max_races: int = 30) -> int:
-    """The minimax number of races, by exhaustive search (feasible for roughly n ≤ 16)."""
+    """The minimax number of races, by exhaustive search (feasible for roughly n ≤ 25)."""
     _check_triple(n, k, m)
+    return races_needed((0,) * n, k, m, max_races)
+
+
+def races_needed(above: Poset, k: int, m: int, max_races: int = 30) -> int:
+    """The minimax number of further races once the relations ``above`` are known (transitively
+    closed). Budgets are tried upwards from the state's lower bound, sharing one table of proven
+    wins and losses, so each budget's search reuses what the smaller ones refuted."""
     search = _Search(k=k, m=m)
-    start: Poset = (0,) * n
+    start = drop_beaten(above, m)
     try:
-        for budget in range(max_races + 1):
+        for budget in range(races_lower_bound(start, m, k), max_races + 1):
             if search.wins(start, budget):
                 return budget
     finally:
         canonical_key.cache_clear()
         _component_form.cache_clear()
-    raise BiaslabError(f"no strategy within {max_races} races for n={n}, k={k}, m={m}")
+    raise BiaslabError(
+        f"no strategy within {max_races} races for {len(above)} animals, k={k}, m={m}"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
