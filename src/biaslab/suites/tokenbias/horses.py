@@ -357,8 +357,11 @@ class _Search:
             return False
         distinct: dict[tuple[Form, ...], tuple[int, Poset]] = {}
         for bound, child in zip(bounds, children, strict=True):
-            distinct.setdefault(canonical_key(child), (bound, child))
-        hardest = sorted(distinct.values(), key=lambda bc: -bc[0])
+            key = canonical_key(child)
+            if self.known_loss.get(key, -1) >= budget - 1:
+                return False
+            distinct.setdefault(key, (bound, child))
+        hardest = sorted(distinct.values(), key=_hardest_first)
         return all(self.wins(child, budget - 1) for _, child in hardest)
 
     def _races(self, above: Poset, budget: int) -> Iterator[tuple[int, ...]]:
@@ -403,6 +406,13 @@ class _Search:
             if left < 2 or math.ceil((left - 1) / (self.k - 1)) <= budget - 1:
                 return j
         return c  # unreachable: j = c leaves one candidate
+
+
+def _hardest_first(bound_child: tuple[int, Poset]) -> tuple[int, int, int]:
+    """Children the adversary most likely wins first: the highest bound, then the most animals
+    left, then the fewest known relations."""
+    bound, child = bound_child
+    return (-bound, -len(child), sum(mask.bit_count() for mask in child))
 
 
 def _placed(counts: Sequence[int], m: int) -> int:
