@@ -7,10 +7,13 @@ whatever the results turn out to be (a game against an adversary who picks each 
 Where the answers come from:
 
 * **Exhaustive minimax search** (:func:`solve_min_races`): states are the known partial orders
-  (transitively closed, animals that m others beat are dropped), compared up to isomorphism; the
-  searcher picks a race, the adversary any finishing order consistent with what is known. This
-  settles every small case outright, e.g. (16, 4, 3) = 7 — the original repository's "n + 2 = 6" for
-  16 horses and 4 lanes is wrong — and even the classic (25, 5, 3) = 7 (about 20 s).
+  (transitively closed, animals that m others beat are dropped), compared up to isomorphism by the
+  canonical forms of their connected components; the searcher picks a race, the adversary any
+  finishing order consistent with what is known. Races whose first adversary reply (candidates for
+  the open place finish first) already needs more races than are left are skipped before any
+  child is built. This settles every small case outright, e.g. (16, 4, 3) = 7 — the original
+  repository's "n + 2 = 6" for 16 horses and 4 lanes is wrong — and even the classic (25, 5, 3) = 7
+  (about a second).
 * **Theorems** (:func:`min_races`) for the large cases the generator emits:
 
   - m = 1: ⌈(n − 1)/(k − 1)⌉. Each race beats at most k − 1 previously unbeaten animals, and a
