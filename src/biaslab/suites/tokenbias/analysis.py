@@ -308,6 +308,22 @@ def analyze(
     )
 
 
+def decisions_only(
+    frame: pd.DataFrame,
+    alpha: float = 0.05,
+    unparsed: Unparsed = "wrong",
+    test: TestRule = "exact",
+) -> tuple[PairTest, ...]:
+    """The tests of :func:`analyze` with their p-values and decisions only: no within-pair null,
+    no minimum detectable change, no per-seed tests and no position statistic. What the level runs
+    (:mod:`biaslab.suites.tokenbias.levels`) need thousands of times, at a fraction of the cost."""
+    answers, _ = _first_epoch(long_answers(frame))
+    pairs, incomplete = _pairs(answers)
+    if pairs.empty:
+        raise BiaslabError("tokenbias analysis: no complete pair to test")
+    return tuple(_adjust(_tests(pairs, incomplete, unparsed, test, describe=False), alpha))
+
+
 def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """One answer per item and seed: later epochs of the same item are repeats."""
     ordered = answers.sort_values("epoch", kind="stable")
@@ -358,6 +374,7 @@ def _tests(
     *,
     seed: int | None = None,
     seeds: dict[tuple[str, ...], tuple[int, ...]] | None = None,
+    describe: bool = True,
 ) -> list[PairTest]:
     kept, linked = independent_pairs(pairs)
     n_linked = linked.groupby(list(KEY)).size()
@@ -365,7 +382,7 @@ def _tests(
     tests = []
     for raw, group in kept.groupby(list(KEY), sort=True):
         key = tuple(str(k) for k in raw)
-        test = _test(key, group, unparsed, rule, seed)
+        test = _test(key, group, unparsed, rule, seed, describe)
         tests.append(
             test.model_copy(
                 update={
@@ -384,6 +401,7 @@ def _test(
     unparsed: Unparsed,
     rule: TestRule,
     seed: int | None,
+    describe: bool = True,
 ) -> PairTest:
     from biaslab.stats import null_fields
 
@@ -401,10 +419,11 @@ def _test(
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
     n = len(group)
     result = mcnemar_test(n12, n21, alternative, n, rule)
-    mde = minimum_detectable_change(n12 + n21, n, alternative)
+    mde = minimum_detectable_change(n12 + n21, n, alternative) if describe else None
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
-    null = null_fields("accuracy_change", _change_null(x, y, alternative, (*key, seed)))
+    change_null = _change_null(x, y, alternative, (*key, seed)) if describe else None
+    null = null_fields("accuracy_change", change_null)
     return PairTest(
         hypothesis=hypothesis,
         family=family,
