@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +30,15 @@ N = 2
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real run: two reference agents, two seeds, every default block."""
+    """A real run (in-process, as the command line runs it): two reference agents, two seeds,
+    every default block."""
     directory = tmp_path_factory.mktemp("tokenbias-run")
-    command = [sys.executable, "-m", "biaslab.cli", "run", "tokenbias", "--n", str(N)]
+    command = ["run", "tokenbias", "--n", str(N)]
     command += [arg for model in MODELS for arg in ("--model", f"biaslab/{model}")]
     command += ["--seeds", "1-2", "--log-dir", str(directory / "logs"), "--display", "none"]
-    subprocess.run(command, check=True, capture_output=True, cwd=directory)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(directory)
+        assert main(command) == 0
     return directory / "logs"
 
 
