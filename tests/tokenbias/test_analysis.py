@@ -282,17 +282,20 @@ def test_agents_without_the_bias_hold_the_level_on_every_hypothesis() -> None:
 
 
 def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
-    """``rejections`` (the level test above, the 100-seed tables) tests with ``decisions_only``:
-    the same tables, p-values and decisions as ``analyze``, with and without the bias."""
+    """``rejections`` (the level test above, the 100-seed tables) tests with ``decisions_only``,
+    the held-out runs with ``analyze(describe=False)``: the same tables, p-values and decisions
+    (and positions) as ``analyze``, with and without the bias."""
     items = generated(resolve_config("default", {}), 1, 50)
+    fields = ("hypothesis", "family", "n12", "n21", "p_value", "p_adjusted", "rejected")
     for agent in ("no-bias", STRONG_BIAS):
         frame = pd.DataFrame(answer_rows(items, agent))
-        fast, full = decisions_only(frame), analyze(frame).tests
-        fields = ("hypothesis", "family", "n12", "n21", "p_value", "p_adjusted", "rejected")
-        assert [[getattr(t, f) for f in fields] for t in fast] == [
-            [getattr(t, f) for f in fields] for t in full
-        ]
-        assert any(t.rejected for t in fast) == (agent == STRONG_BIAS)
+        full, brief = analyze(frame), analyze(frame, describe=False)
+        expected = [[getattr(t, f) for f in fields] for t in full.tests]
+        for fast in (decisions_only(frame), brief.tests):
+            assert [[getattr(t, f) for f in fields] for t in fast] == expected
+        assert brief.positions == full.positions
+        assert all(t.mde is None and t.accuracy_change_null is None for t in brief.tests)
+        assert any(t.rejected for t in full.tests) == (agent == STRONG_BIAS)
 
 
 @pytest.mark.parametrize("twin", ["animal", "numbers"])

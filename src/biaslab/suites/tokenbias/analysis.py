@@ -261,11 +261,14 @@ def analyze(
     alpha: float = 0.05,
     unparsed: Unparsed = "wrong",
     test: TestRule = "exact",
+    describe: bool = True,
 ) -> TokenBiasResults:
     """Run every matched-pair test in ``frame`` (a tidy log frame or a long answer table).
 
     ``test="exact"`` (default) uses the exact binomial McNemar for every table, which never exceeds
     α; ``"paper"`` switches to the normal approximation above 10 discordant pairs, as the paper did.
+    ``describe=False`` leaves each test's within-pair null and minimum detectable change empty
+    (None), for simulations that only count decisions.
     """
     if unparsed not in ("wrong", "drop"):
         raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
@@ -284,12 +287,14 @@ def analyze(
         for seed in seeds:
             chosen = pairs[pairs["seed"] == seed]
             missing = incomplete[incomplete["seed"] == seed]
-            seed_tests += _adjust(_tests(chosen, missing, unparsed, test, seed=seed), alpha)
+            found = _tests(chosen, missing, unparsed, test, seed=seed, describe=describe)
+            seed_tests += _adjust(found, alpha)
     seeds_by_key = {
         tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
-    tests = _adjust(_tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key), alpha)
+    found = _tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key, describe=describe)
+    tests = _adjust(found, alpha)
     positions = position_preferences(independent_pairs(pairs)[0], alpha)
     return TokenBiasResults(
         alpha=alpha,
