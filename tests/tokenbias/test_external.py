@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +32,12 @@ N = 2
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real run (in-process, as the command line runs it): two reference agents, two seeds,
-    every default block."""
+    """A real run: two reference agents, two seeds, every default block."""
     directory = tmp_path_factory.mktemp("tokenbias-run")
-    command = ["run", "tokenbias", "--n", str(N)]
+    command = [sys.executable, "-m", "biaslab.cli", "run", "tokenbias", "--n", str(N)]
     command += [arg for model in MODELS for arg in ("--model", f"biaslab/{model}")]
     command += ["--seeds", "1-2", "--log-dir", str(directory / "logs"), "--display", "none"]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(directory)
-        assert main(command) == 0
+    subprocess.run(command, check=True, capture_output=True, cwd=directory)
     return directory / "logs"
 
 
