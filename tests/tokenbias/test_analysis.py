@@ -17,11 +17,12 @@ from biaslab.suites.tokenbias.analysis import (
     DIRECTIONS,
     TokenBiasResults,
     analyze,
+    decisions_only,
     tables,
 )
 from biaslab.suites.tokenbias.config import resolve_config
 from biaslab.suites.tokenbias.generate import generate
-from biaslab.suites.tokenbias.levels import answer_rows, rejections
+from biaslab.suites.tokenbias.levels import answer_rows, generated, rejections
 
 
 def _rows(
@@ -278,6 +279,23 @@ def test_agents_without_the_bias_hold_the_level_on_every_hypothesis() -> None:
         too_often = {h: k for h, k in found.by_hypothesis.items() if k > 3}
         assert too_often == {}, (agent, dict(found.by_hypothesis))
     assert not any(t.rejected for t in _agent_results("oracle", 1).tests)
+
+
+def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
+    """``rejections`` (the level test above, the 100-seed tables) tests with ``decisions_only``,
+    the held-out runs with ``analyze(describe=False)``: the same tables, p-values and decisions
+    (and positions) as ``analyze``, with and without the bias."""
+    items = generated(resolve_config("default", {}), 1, 50)
+    fields = ("hypothesis", "family", "n12", "n21", "p_value", "p_adjusted", "rejected")
+    for agent in ("no-bias", STRONG_BIAS):
+        frame = pd.DataFrame(answer_rows(items, agent))
+        full, brief = analyze(frame), analyze(frame, describe=False)
+        expected = [[getattr(t, f) for f in fields] for t in full.tests]
+        for fast in (decisions_only(frame), brief.tests):
+            assert [[getattr(t, f) for f in fields] for t in fast] == expected
+        assert brief.positions == full.positions
+        assert all(t.mde is None and t.accuracy_change_null is None for t in brief.tests)
+        assert any(t.rejected for t in full.tests) == (agent == STRONG_BIAS)
 
 
 @pytest.mark.parametrize("twin", ["animal", "numbers"])

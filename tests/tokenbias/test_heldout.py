@@ -25,7 +25,7 @@ def rejections() -> dict[str, Counter[str]]:
     for seed in SEEDS:
         items = generate(config, seed, N)
         for name, agent in AGENTS.items():
-            results = analyze(pd.DataFrame(answer_rows(items, agent)))
+            results = analyze(pd.DataFrame(answer_rows(items, agent)), describe=False)
             found[name].update({f"{t.hypothesis} {t.family}" for t in results.tests if t.rejected})
             if any(p.rejected for p in results.positions):
                 found[name]["position"] += 1

@@ -7,10 +7,14 @@ achieves the number, and a lower bound that the search confirms on every small c
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
 from biaslab.suites.tokenbias.families import HORSE_GRID
@@ -24,6 +28,7 @@ from biaslab.suites.tokenbias.horses import (
     knockout_height,
     knockout_top2,
     min_races,
+    races_needed,
     record_race,
     solve_min_races,
     top2_lower_bound,
@@ -85,6 +90,98 @@ def test_knockout_height_is_the_depth_of_the_queue_tournament() -> None:
     assert knockout_height(1, 5) == 0
     with pytest.raises(BiaslabError, match="no derived answer"):
         min_races(29, 3, 2)
+
+
+# ------------------------------------------------------------------ against a naive search
+
+
+def _closed(above: list[int]) -> tuple[int, ...]:
+    """Transitive closure by repeated passes (``above[i]``: the animals known faster than i)."""
+    changed = True
+    while changed:
+        changed = False
+        for i, mask in enumerate(above):
+            wider = mask
+            for j in range(len(above)):
+                if (mask >> j) & 1:
+                    wider |= above[j]
+            if wider != mask:
+                above[i], changed = wider, True
+    return tuple(above)
+
+
+def _naive_solved(above: tuple[int, ...], m: int) -> bool:
+    """The top min(m, n) are known in order: each in turn is known faster than all that remain."""
+    remaining = set(range(len(above)))
+    for _ in range(min(m, len(above))):
+        tops = [x for x in remaining if all((above[y] >> x) & 1 for y in remaining - {x})]
+        if len(tops) != 1:
+            return False
+        remaining.remove(tops[0])
+    return True
+
+
+def _relabelled(above: tuple[int, ...], perm: tuple[int, ...]) -> tuple[int, ...]:
+    out = [0] * len(above)
+    for i, mask in enumerate(above):
+        out[perm[i]] = sum(1 << perm[j] for j in range(len(above)) if (mask >> j) & 1)
+    return tuple(out)
+
+
+@cache
+def _naive_form(above: tuple[int, ...]) -> tuple[int, ...]:
+    """The smallest relabelling over all n! labellings."""
+    return min(_relabelled(above, p) for p in itertools.permutations(range(len(above))))
+
+
+@cache
+def _naive_value(above: tuple[int, ...], k: int, m: int) -> int:
+    """Minimax races from a state: every race of 2..k animals whose order is not yet known, every
+    consistent finishing order; no dropping, no bounds, no symmetry beyond whole relabellings."""
+    n = len(above)
+    if _naive_solved(above, m):
+        return 0
+    best = math.inf
+    for size in range(2, min(k, n) + 1):
+        for race in itertools.combinations(range(n), size):
+            orders = [
+                order
+                for order in itertools.permutations(race)
+                if not any((above[a] >> b) & 1 for a, b in itertools.combinations(order, 2))
+            ]
+            if len(orders) == 1:
+                continue  # nothing to learn
+            worst = 0
+            for order in orders:
+                child = list(above)
+                for faster, slower in itertools.pairwise(order):
+                    child[slower] |= 1 << faster
+                worst = max(worst, _naive_value(_naive_form(_closed(child)), k, m))
+            best = min(best, 1 + worst)
+    return int(best)
+
+
+@st.composite
+def _states(draw: st.DrawFn) -> tuple[tuple[int, ...], int, int]:
+    """A small (n, k, m) and what a few random races of hidden speeds revealed."""
+    n = draw(st.integers(2, 5))
+    k, m = draw(st.integers(2, 4)), draw(st.integers(1, n))
+    speed = draw(st.permutations(range(n)))
+    above: tuple[int, ...] = (0,) * n
+    for race in draw(st.lists(st.lists(st.sampled_from(range(n)), unique=True), max_size=3)):
+        above = record_race(above, sorted(race[:k], key=lambda x: speed[x]))
+    return above, k, m
+
+
+@settings(max_examples=60, deadline=None)
+@given(_states())
+def test_search_matches_a_naive_search(state: tuple[tuple[int, ...], int, int]) -> None:
+    """The pruned search (dropped animals, full races only, races and states up to isomorphism,
+    lower bounds, the adversary's first reply) gives the naive minimax value from any state."""
+    above, k, m = state
+    assert races_needed(above, k, m) == _naive_value(_naive_form(above), k, m)
+    if not any(above):
+        assert solve_min_races(len(above), k, m) == _naive_value(_naive_form(above), k, m)
 
 
 # ------------------------------------------------------------------ every emitted (n, k, m)
@@ -200,3 +297,30 @@ def test_canonical_key_ignores_labels() -> None:
         for old, new in enumerate(perm):
             relabelled[new] = sum(1 << perm[x] for x in range(7) if (above[old] >> x) & 1)
         assert canonical_key(tuple(relabelled)) == canonical_key(above)
+
+
+def test_canonical_key_is_equal_exactly_for_isomorphic_marked_posets() -> None:
+    """Against the smallest of all n! relabellings, marks included, on random small posets."""
+    rng = random.Random(11)
+    by_key: dict[object, set[object]] = {}
+    for _ in range(300):
+        n = rng.randint(1, 5)
+        speed = list(range(n))
+        rng.shuffle(speed)
+        above: tuple[int, ...] = (0,) * n
+        for _ in range(rng.randint(0, 4)):
+            race = rng.sample(range(n), min(n, rng.randint(2, 3)))
+            above = record_race(above, sorted(race, key=lambda x: speed[x]))
+        marked = rng.getrandbits(n)
+        brute = min(
+            tuple(zip(_relabelled(_marks(marked, n), p), _relabelled(above, p), strict=True))
+            for p in itertools.permutations(range(n))
+        )
+        by_key.setdefault(canonical_key(above, marked), set()).add(brute)
+    assert all(len(forms) == 1 for forms in by_key.values())
+    assert len(set().union(*by_key.values())) == len(by_key) > 100
+
+
+def _marks(marked: int, n: int) -> tuple[int, ...]:
+    """Marks as a poset with each marked animal above itself, so relabelling moves them along."""
+    return tuple(((marked >> i) & 1) << i for i in range(n))

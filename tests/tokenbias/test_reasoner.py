@@ -21,6 +21,7 @@ from biaslab.suites.tokenbias.analysis import DIRECTIONS
 from biaslab.suites.tokenbias.config import resolve_config
 from biaslab.suites.tokenbias.families import HORSE_GRID, HorseProblem
 from biaslab.suites.tokenbias.generate import generate
+from biaslab.suites.tokenbias.levels import generated
 from biaslab.suites.tokenbias.render import (
     parse_horses,
     parse_syllogism,
@@ -132,8 +133,10 @@ def test_horse_text_round_trips_for_every_emitted_triple_and_animal() -> None:
         assert parse_horses(body) == (n, k, m)
 
 
-def _rows_by_agent(spec: str, seed: int = 21, n: int = 80) -> list[dict[str, Any]]:
-    return answer_rows(generate(resolve_config("default", {}), seed=seed, n=n), spec)
+def _rows_by_agent(spec: str) -> list[dict[str, Any]]:
+    """One agent's answers to one shared set of default items (seed 21, 150 pairs per test),
+    generated once for the module."""
+    return answer_rows(generated(resolve_config("default", {}), 21, 150), spec)
 
 
 #: how the token-biased agent's accuracy moves where the test is two-sided
@@ -155,7 +158,7 @@ def test_token_biased_accuracy_moves_in_the_documented_direction() -> None:
 
 
 def test_random_agent_is_at_chance() -> None:
-    rows = _rows_by_agent("random", n=150)
+    rows = _rows_by_agent("random")
     binary = [r for r in rows if r["family"] != "horses"]
     assert abs(sum(r["correct"] for r in binary) / len(binary) - 0.5) < 0.05
     assert abs(accuracy(rows, family="horses") - 0.2) < 0.06
@@ -287,7 +290,7 @@ def test_a_syllogism_reply_of_not_necessarily_is_a_no() -> None:
 
 
 def test_no_bias_agent_is_fixed_per_prompt_and_blind_to_the_perturbation() -> None:
-    items = generate(resolve_config("default", {}), seed=8, n=150)
+    items = generated(resolve_config("default", {}), 21, 150)
     rows = answer_rows(items, "no-bias")
     assert rows == answer_rows(items, "no-bias")
     assert abs(sum(r["correct"] for r in rows) / len(rows) - 0.7) < 0.03

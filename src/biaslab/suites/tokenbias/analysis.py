@@ -261,11 +261,14 @@ def analyze(
     alpha: float = 0.05,
     unparsed: Unparsed = "wrong",
     test: TestRule = "exact",
+    describe: bool = True,
 ) -> TokenBiasResults:
     """Run every matched-pair test in ``frame`` (a tidy log frame or a long answer table).
 
     ``test="exact"`` (default) uses the exact binomial McNemar for every table, which never exceeds
     α; ``"paper"`` switches to the normal approximation above 10 discordant pairs, as the paper did.
+    ``describe=False`` leaves each test's within-pair null and minimum detectable change empty
+    (None), for simulations that only count decisions.
     """
     if unparsed not in ("wrong", "drop"):
         raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
@@ -284,12 +287,14 @@ def analyze(
         for seed in seeds:
             chosen = pairs[pairs["seed"] == seed]
             missing = incomplete[incomplete["seed"] == seed]
-            seed_tests += _adjust(_tests(chosen, missing, unparsed, test, seed=seed), alpha)
+            found = _tests(chosen, missing, unparsed, test, seed=seed, describe=describe)
+            seed_tests += _adjust(found, alpha)
     seeds_by_key = {
         tuple(str(k) for k in key): tuple(sorted({int(s) for s in group if s >= 0}))
         for key, group in pairs.groupby(list(KEY), sort=True)["seed"]
     }
-    tests = _adjust(_tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key), alpha)
+    found = _tests(pairs, incomplete, unparsed, test, seeds=seeds_by_key, describe=describe)
+    tests = _adjust(found, alpha)
     positions = position_preferences(independent_pairs(pairs)[0], alpha)
     return TokenBiasResults(
         alpha=alpha,
@@ -306,6 +311,22 @@ def analyze(
         seed_tests=tuple(seed_tests),
         summary=_summary(tests, seed_tests, len(seeds)),
     )
+
+
+def decisions_only(
+    frame: pd.DataFrame,
+    alpha: float = 0.05,
+    unparsed: Unparsed = "wrong",
+    test: TestRule = "exact",
+) -> tuple[PairTest, ...]:
+    """The tests of :func:`analyze` with their p-values and decisions only: no within-pair null,
+    no minimum detectable change, no per-seed tests and no position statistic. What the level runs
+    (:mod:`biaslab.suites.tokenbias.levels`) need thousands of times, at a fraction of the cost."""
+    answers, _ = _first_epoch(long_answers(frame))
+    pairs, incomplete = _pairs(answers)
+    if pairs.empty:
+        raise BiaslabError("tokenbias analysis: no complete pair to test")
+    return tuple(_adjust(_tests(pairs, incomplete, unparsed, test, describe=False), alpha))
 
 
 def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -358,6 +379,7 @@ def _tests(
     *,
     seed: int | None = None,
     seeds: dict[tuple[str, ...], tuple[int, ...]] | None = None,
+    describe: bool = True,
 ) -> list[PairTest]:
     kept, linked = independent_pairs(pairs)
     n_linked = linked.groupby(list(KEY)).size()
@@ -365,7 +387,7 @@ def _tests(
     tests = []
     for raw, group in kept.groupby(list(KEY), sort=True):
         key = tuple(str(k) for k in raw)
-        test = _test(key, group, unparsed, rule, seed)
+        test = _test(key, group, unparsed, rule, seed, describe)
         tests.append(
             test.model_copy(
                 update={
@@ -384,6 +406,7 @@ def _test(
     unparsed: Unparsed,
     rule: TestRule,
     seed: int | None,
+    describe: bool = True,
 ) -> PairTest:
     from biaslab.stats import null_fields
 
@@ -401,10 +424,11 @@ def _test(
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
     n = len(group)
     result = mcnemar_test(n12, n21, alternative, n, rule)
-    mde = minimum_detectable_change(n12 + n21, n, alternative)
+    mde = minimum_detectable_change(n12 + n21, n, alternative) if describe else None
     acc_o = float(x.mean()) if n else None
     acc_t = float(y.mean()) if n else None
-    null = null_fields("accuracy_change", _change_null(x, y, alternative, (*key, seed)))
+    change_null = _change_null(x, y, alternative, (*key, seed)) if describe else None
+    null = null_fields("accuracy_change", change_null)
     return PairTest(
         hypothesis=hypothesis,
         family=family,

@@ -132,7 +132,8 @@ def _horse_shots(
     if count == 1:
         problems = [_one_shot_horses(config.horses_exemplar, members, rng)]
     else:
-        numbers = [t for t in HORSE_GRID if _other_numbers(t, members)]
+        taken = {(p.n, p.k) for p in members}
+        numbers = [t for t in HORSE_GRID if t[:2] not in taken]  # as _other_numbers, over the grid
         problems = [HorseProblem(*t) for t in rng.sample(numbers, count)]
     shots = []
     for problem in problems:

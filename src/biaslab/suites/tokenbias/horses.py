@@ -7,10 +7,13 @@ whatever the results turn out to be (a game against an adversary who picks each 
 Where the answers come from:
 
 * **Exhaustive minimax search** (:func:`solve_min_races`): states are the known partial orders
-  (transitively closed, animals that m others beat are dropped), compared up to isomorphism; the
-  searcher picks a race, the adversary any finishing order consistent with what is known. This
-  settles every small case outright, e.g. (16, 4, 3) = 7 — the original repository's "n + 2 = 6" for
-  16 horses and 4 lanes is wrong — and even the classic (25, 5, 3) = 7 (about 20 s).
+  (transitively closed, animals that m others beat are dropped), compared up to isomorphism by the
+  canonical forms of their connected components; the searcher picks a race, the adversary any
+  finishing order consistent with what is known. Races whose first adversary reply (candidates for
+  the open place finish first) already needs more races than are left are skipped before any
+  child is built. This settles every small case outright, e.g. (16, 4, 3) = 7 — the original
+  repository's "n + 2 = 6" for 16 horses and 4 lanes is wrong — and even the classic (25, 5, 3) = 7
+  (about a second).
 * **Theorems** (:func:`min_races`) for the large cases the generator emits:
 
   - m = 1: ⌈(n − 1)/(k − 1)⌉. Each race beats at most k − 1 previously unbeaten animals, and a
@@ -112,21 +115,36 @@ def _check_triple(n: int, k: int, m: int) -> None:
 
 
 def record_race(above: Sequence[int], order: Sequence[int]) -> Poset:
-    """Add a finishing order (fastest first) to the known relations and close them transitively."""
+    """Add a finishing order (fastest first) to the known relations and close them transitively:
+    an animal at or below the runner in place p (and in no later place) gains every runner before
+    place p and everything known above them. One pass over the animals, which matters for the
+    hundreds of animals in the schemes' races."""
+    reach, upper = 0, []
+    for runner in order:
+        upper.append(reach)  # everything now known above the runner in this place
+        reach |= above[runner] | (1 << runner)
+    place = {runner: p for p, runner in enumerate(order)}
+    runners = sum(1 << r for r in order)
+    later_first = range(len(order) - 1, 0, -1)
     result = list(above)
-    for faster, slower in itertools.pairwise(order):
-        upper = result[faster] | (1 << faster)
-        for x in range(len(result)):
-            if x == slower or (result[x] >> slower) & 1:
-                result[x] |= upper
+    for x, mask in enumerate(above):
+        if x in place:  # runners known above it finished ahead of it
+            result[x] = mask | upper[place[x]]
+        elif mask & runners:
+            hit = mask & runners
+            last = next((p for p in later_first if (hit >> order[p]) & 1), 0)
+            result[x] = mask | upper[last]
     return tuple(result)
 
 
 def drop_beaten(above: Sequence[int], m: int) -> Poset:
     """Remove animals with ≥ m known superiors: they cannot place, and racing them tells nothing new."""
     alive = [i for i, mask in enumerate(above) if mask.bit_count() < m]
+    if len(alive) == len(above):
+        return tuple(above)
     index = {old: new for new, old in enumerate(alive)}
-    return tuple(sum(1 << index[x] for x in alive if (above[old] >> x) & 1) for old in alive)
+    keep = sum(1 << i for i in alive)
+    return tuple(sum(1 << index[x] for x in _bits(above[old] & keep)) for old in alive)
 
 
 def is_solved(above: Sequence[int], m: int) -> bool:
@@ -139,9 +157,7 @@ def races_lower_bound(above: Sequence[int], m: int, k: int) -> int:
     """Sound pruning bound: the candidates for the first undetermined place are pairwise incomparable
     and only leave that set by racing, at most k − 1 per race."""
     counts = [mask.bit_count() for mask in above]
-    placed = 0
-    while placed < m and sum(c <= placed for c in counts) == placed + 1:
-        placed += 1
+    placed = _placed(counts, m)
     if placed >= m:
         return 0
     candidates = sum(c == placed for c in counts)
@@ -150,62 +166,143 @@ def races_lower_bound(above: Sequence[int], m: int, k: int) -> int:
 
 def finishing_orders(race: Sequence[int], above: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Every finishing order of ``race`` consistent with what is already known (the adversary's moves)."""
-    if not race:
-        yield ()
-        return
-    for x in race:
-        rest = [y for y in race if y != x]
-        if not any((above[x] >> y) & 1 for y in rest):
-            for tail in finishing_orders(rest, above):
-                yield (x, *tail)
+    known = tuple(sum(1 << j for j, y in enumerate(race) if (above[x] >> y) & 1) for x in race)
+    for local in _local_orders(known):
+        yield tuple(race[i] for i in local)
+
+
+@lru_cache(maxsize=1 << 12)
+def _local_orders(known: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The orders of runners 0..len(known)−1 in which nobody finishes ahead of a runner known to be
+    faster (``known[i]``: the runners known faster than runner i)."""
+
+    def extend(rest: list[int]) -> Iterator[tuple[int, ...]]:
+        if not rest:
+            yield ()
+        for i in rest:
+            if not any((known[i] >> j) & 1 for j in rest):
+                for tail in extend([j for j in rest if j != i]):
+                    yield (i, *tail)
+
+    return tuple(extend(list(range(len(known)))))
 
 
 # --------------------------------------------------------------------------------------------------
 # isomorphism-invariant keys
 # --------------------------------------------------------------------------------------------------
 
-_MAX_TIE_PERMUTATIONS = 24
+Form = tuple[tuple[int, tuple[int, ...]], ...]
+"""A poset with marks in canonical order: per animal, its mark and the positions above it."""
 
 
 @lru_cache(maxsize=1 << 18)
-def canonical_key(above: Poset, marked: int = 0) -> tuple[object, ...]:
-    """A key equal for isomorphic (poset, marked set) pairs whenever ties are small enough to try
-    every order; otherwise an exact encoding under one order (never equal for non-isomorphic ones,
-    so using it as a memo key stays sound)."""
-    n = len(above)
-    colours = _refined_colours(above, marked)
-    cells: dict[int, list[int]] = {}
-    for i in range(n):
-        cells.setdefault(colours[i], []).append(i)
-    blocks = [cells[c] for c in sorted(cells)]
-    ties = math.prod(math.factorial(len(b)) for b in blocks)
-    if ties > _MAX_TIE_PERMUTATIONS:
-        return (n, False, _encode(above, marked, [x for b in blocks for x in b]))
-    best = min(
-        _encode(above, marked, [x for part in combo for x in part])
-        for combo in itertools.product(*(itertools.permutations(b) for b in blocks))
+def canonical_key(above: Poset, marked: int = 0) -> tuple[Form, ...]:
+    """A key equal exactly for isomorphic (poset, marked set) pairs: the sorted canonical forms of
+    its connected components (animals linked by known relations), so that untouched parts of a
+    state keep their cached forms and identical components never need to be told apart."""
+    below = _below(above)
+    return tuple(
+        sorted(_component_form(*_restrict(above, marked, part)) for part in _parts(above, below))
     )
-    return (n, True, best)
 
 
-def _refined_colours(above: Sequence[int], marked: int) -> list[int]:
+def _below(above: Sequence[int]) -> list[int]:
+    below = [0] * len(above)
+    for i, mask in enumerate(above):
+        for j in _bits(mask):
+            below[j] |= 1 << i
+    return below
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _parts(above: Sequence[int], below: Sequence[int]) -> list[list[int]]:
+    """The connected components of the comparability graph, each in increasing order."""
+    left = (1 << len(above)) - 1
+    parts = []
+    while left:
+        frontier = left & -left
+        part = 0
+        while frontier:
+            part |= frontier
+            reached = 0
+            for i in _bits(frontier):
+                reached |= above[i] | below[i]
+            frontier = reached & ~part
+        left &= ~part
+        parts.append(list(_bits(part)))
+    return parts
+
+
+def _restrict(above: Sequence[int], marked: int, part: Sequence[int]) -> tuple[Poset, int]:
+    """The component's relations and marks, renumbered 0.. in the order of ``part``."""
+    index = {old: new for new, old in enumerate(part)}
+    local = tuple(sum(1 << index[y] for y in _bits(above[x])) for x in part)
+    return local, sum(((marked >> x) & 1) << i for i, x in enumerate(part))
+
+
+@lru_cache(maxsize=1 << 18)
+def _component_form(above: Poset, marked: int) -> Form:
+    """The canonical form of a connected (poset, marks) pair by individualisation and refinement
+    (the scheme of graph canonisers such as nauty, small enough here to write out): refine colours
+    by what lies above and below; while a cell holds animals that are not twins (same animals above
+    and below, same mark), fix each twin class's first animal in turn and refine again; the form
+    is the smallest encoding over all the orders reached. Twins may be ordered freely, as swapping
+    two is an automorphism."""
     n = len(above)
-    below = [sum(1 << j for j in range(n) if (above[j] >> i) & 1) for i in range(n)]
-    start = [(above[i].bit_count(), below[i].bit_count(), (marked >> i) & 1) for i in range(n)]
-    colours = _rank(start)
+    below = _below(above)
+    ups = [list(_bits(mask)) for mask in above]
+    downs = [list(_bits(mask)) for mask in below]
+    twin = _rank([(above[i], below[i], (marked >> i) & 1) for i in range(n)])
+    start = _rank([(len(ups[i]), len(downs[i]), (marked >> i) & 1) for i in range(n)])
+    best: Form | None = None
+    pending = [start]
+    while pending:
+        colours = _refine(pending.pop(), ups, downs)
+        cell = _first_split_cell(colours, twin)
+        if not cell:
+            order = sorted(range(n), key=lambda i: colours[i])
+            form = _encode(above, marked, order)
+            best = form if best is None or form < best else best
+            continue
+        for x in cell:
+            pending.append([2 * c - (i == x) for i, c in enumerate(colours)])
+    assert best is not None
+    return best
+
+
+def _refine(colours: list[int], ups: Sequence[list[int]], downs: Sequence[list[int]]) -> list[int]:
+    colours = _rank(colours)
     while True:
-        signature = [
-            (
-                colours[i],
-                tuple(sorted(colours[x] for x in range(n) if (above[i] >> x) & 1)),
-                tuple(sorted(colours[x] for x in range(n) if (below[i] >> x) & 1)),
-            )
-            for i in range(n)
-        ]
-        refined = _rank(signature)
-        if len(set(refined)) == len(set(colours)):
+        refined = _rank(
+            [
+                (
+                    colours[i],
+                    tuple(sorted(colours[x] for x in ups[i])),
+                    tuple(sorted(colours[x] for x in downs[i])),
+                )
+                for i in range(len(colours))
+            ]
+        )
+        if max(refined) == max(colours):
             return refined
         colours = refined
+
+
+def _first_split_cell(colours: Sequence[int], twin: Sequence[int]) -> list[int]:
+    """One animal per twin class of the first cell that holds animals that are not twins."""
+    cells: dict[int, dict[int, int]] = {}
+    for i, c in enumerate(colours):
+        cells.setdefault(c, {}).setdefault(twin[i], i)
+    for c in sorted(cells):
+        if len(cells[c]) > 1:
+            return list(cells[c].values())
+    return []
 
 
 def _rank(values: Sequence[object]) -> list[int]:
@@ -213,14 +310,10 @@ def _rank(values: Sequence[object]) -> list[int]:
     return [order[v] for v in values]
 
 
-def _encode(above: Sequence[int], marked: int, order: Sequence[int]) -> tuple[object, ...]:
+def _encode(above: Sequence[int], marked: int, order: Sequence[int]) -> Form:
     position = {x: p for p, x in enumerate(order)}
     return tuple(
-        (
-            (marked >> x) & 1,
-            tuple(sorted(position[y] for y in range(len(above)) if (above[x] >> y) & 1)),
-        )
-        for x in order
+        ((marked >> x) & 1, tuple(sorted(position[y] for y in _bits(above[x])))) for x in order
     )
 
 
@@ -235,8 +328,8 @@ class _Search:
 
     k: int
     m: int
-    known_win: dict[tuple[object, ...], int] = field(default_factory=dict)
-    known_loss: dict[tuple[object, ...], int] = field(default_factory=dict)
+    known_win: dict[tuple[Form, ...], int] = field(default_factory=dict)
+    known_loss: dict[tuple[Form, ...], int] = field(default_factory=dict)
     nodes: int = 0
 
     def wins(self, above: Poset, budget: int) -> bool:
@@ -251,7 +344,7 @@ class _Search:
         if self.known_loss.get(key, -1) >= budget:
             return False
         self.nodes += 1
-        result = any(self._race_wins(above, race, budget) for race in self._races(above))
+        result = any(self._race_wins(above, race, budget) for race in self._races(above, budget))
         if result:
             self.known_win[key] = min(budget, self.known_win.get(key, budget))
         else:
@@ -259,26 +352,41 @@ class _Search:
         return result
 
     def _race_wins(self, above: Poset, race: tuple[int, ...], budget: int) -> bool:
-        children: dict[tuple[object, ...], Poset] = {}
-        for order in finishing_orders(race, above):
-            child = drop_beaten(record_race(above, order), self.m)
-            children.setdefault(canonical_key(child), child)
-        hardest = sorted(children.values(), key=lambda c: -races_lower_bound(c, self.m, self.k))
-        return all(self.wins(child, budget - 1) for child in hardest)
+        children = [
+            drop_beaten(record_race(above, o), self.m) for o in finishing_orders(race, above)
+        ]
+        bounds = [races_lower_bound(child, self.m, self.k) for child in children]
+        if max(bounds) > budget - 1:
+            return False
+        distinct: dict[tuple[Form, ...], tuple[int, Poset]] = {}
+        for bound, child in zip(bounds, children, strict=True):
+            key = canonical_key(child)
+            if self.known_loss.get(key, -1) >= budget - 1:
+                return False
+            distinct.setdefault(key, (bound, child))
+        hardest = sorted(distinct.values(), key=_hardest_first)
+        return all(self.wins(child, budget - 1) for _, child in hardest)
 
-    def _races(self, above: Poset) -> Iterator[tuple[int, ...]]:
+    def _races(self, above: Poset, budget: int) -> Iterator[tuple[int, ...]]:
         """Full races (more runners never hurt), one per orbit of the marked poset, skipping races
-        whose order is already known."""
+        whose order is already known and races the adversary defeats at once (below)."""
         n = len(above)
         size = min(self.k, n)
         related = [i for i in range(n) if above[i] or any((a >> i) & 1 for a in above)]
         fresh = [i for i in range(n) if i not in related]
-        seen: set[tuple[object, ...]] = set()
+        fewest = self._fewest_candidates(above, budget)
+        candidates = _candidates_mask(above, self.m)
+        fresh_candidates = sum((candidates >> i) & 1 for i in fresh)
+        seen: set[tuple[Form, ...]] = set()
         for n_related in range(size + 1):
             n_fresh = size - n_related
             if n_fresh > len(fresh):
                 continue
+            from_fresh = min(n_fresh, fresh_candidates)
             for chosen in itertools.combinations(related, n_related):
+                in_race = from_fresh + sum((candidates >> x) & 1 for x in chosen)
+                if in_race < fewest:
+                    continue
                 race = (*chosen, *fresh[:n_fresh])
                 if _known_order(race, above):
                     continue
@@ -286,6 +394,43 @@ class _Search:
                 if key not in seen:
                     seen.add(key)
                     yield race
+
+    def _fewest_candidates(self, above: Poset, budget: int) -> int:
+        """The fewest candidates for the first undetermined place a race must hold to survive the
+        adversary's first reply: candidates (pairwise incomparable, nothing but the placed animals
+        above them) finish first among the runners, after any placed ones, so a race with j ≥ 1 of
+        the c candidates leaves c − j + 1 (and j = 0 leaves c); while two or more are left the child
+        needs ⌈(c − j) / (k − 1)⌉ races, which must fit in ``budget`` − 1."""
+        counts = [mask.bit_count() for mask in above]
+        placed = _placed(counts, self.m)
+        c = sum(count == placed for count in counts)
+        for j in range(c + 1):
+            left = c if j == 0 else c - j + 1
+            if left < 2 or math.ceil((left - 1) / (self.k - 1)) <= budget - 1:
+                return j
+        return c  # unreachable: j = c leaves one candidate
+
+
+def _hardest_first(bound_child: tuple[int, Poset]) -> tuple[int, int, int]:
+    """Children the adversary most likely wins first: the highest bound, then the most animals
+    left, then the fewest known relations."""
+    bound, child = bound_child
+    return (-bound, -len(child), sum(mask.bit_count() for mask in child))
+
+
+def _placed(counts: Sequence[int], m: int) -> int:
+    """How many top places are determined (the j-th place is when exactly j animals have fewer
+    than j known superiors)."""
+    placed = 0
+    while placed < m and sum(c <= placed for c in counts) == placed + 1:
+        placed += 1
+    return placed
+
+
+def _candidates_mask(above: Sequence[int], m: int) -> int:
+    counts = [mask.bit_count() for mask in above]
+    placed = _placed(counts, m)
+    return sum(1 << i for i, count in enumerate(counts) if count == placed)
 
 
 def _known_order(race: Sequence[int], above: Sequence[int]) -> bool:
@@ -295,17 +440,27 @@ def _known_order(race: Sequence[int], above: Sequence[int]) -> bool:
 
 
 def solve_min_races(n: int, k: int, m: int, max_races: int = 30) -> int:
-    """The minimax number of races, by exhaustive search (feasible for roughly n ≤ 16)."""
+    """The minimax number of races, by exhaustive search (feasible for roughly n ≤ 25)."""
     _check_triple(n, k, m)
+    return races_needed((0,) * n, k, m, max_races)
+
+
+def races_needed(above: Poset, k: int, m: int, max_races: int = 30) -> int:
+    """The minimax number of further races once the relations ``above`` are known (transitively
+    closed). Budgets are tried upwards from the state's lower bound, sharing one table of proven
+    wins and losses, so each budget's search reuses what the smaller ones refuted."""
     search = _Search(k=k, m=m)
-    start: Poset = (0,) * n
+    start = drop_beaten(above, m)
     try:
-        for budget in range(max_races + 1):
+        for budget in range(races_lower_bound(start, m, k), max_races + 1):
             if search.wins(start, budget):
                 return budget
     finally:
         canonical_key.cache_clear()
-    raise BiaslabError(f"no strategy within {max_races} races for n={n}, k={k}, m={m}")
+        _component_form.cache_clear()
+    raise BiaslabError(
+        f"no strategy within {max_races} races for {len(above)} animals, k={k}, m={m}"
+    )
 
 
 # --------------------------------------------------------------------------------------------------

@@ -95,19 +95,20 @@ def rejections(
     config: Config | None = None,
     test: TestRule = "exact",
 ) -> Rejections:
-    """Generate, answer and analyse every seed separately; count rejections."""
+    """Generate, answer and test every seed separately (the decisions of ``analyze``, see
+    :func:`~biaslab.suites.tokenbias.analysis.decisions_only`); count rejections."""
     import pandas as pd
 
-    from biaslab.suites.tokenbias.analysis import analyze
+    from biaslab.suites.tokenbias.analysis import decisions_only
 
     config = config or Config()
     found = Rejections(agent)
     for seed in seeds:
         rows = answer_rows(generated(config, seed, n), agent)
-        results = analyze(pd.DataFrame(rows), test=test)
+        tests = decisions_only(pd.DataFrame(rows), test=test)
         found.seeds += 1
-        found.by_hypothesis.update({t.hypothesis for t in results.tests if t.rejected})
-        found.by_test.update(f"{t.hypothesis} {t.family}" for t in results.tests if t.rejected)
+        found.by_hypothesis.update({t.hypothesis for t in tests if t.rejected})
+        found.by_test.update(f"{t.hypothesis} {t.family}" for t in tests if t.rejected)
     return found
 
 
