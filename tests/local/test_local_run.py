@@ -27,7 +27,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -392,7 +391,7 @@ CLIENT = textwrap.dedent(
         seen.append(key)
         with open(requests_file, "a") as fh:
             fh.write(json.dumps(key) + "\\n")
-        if server_pid and key != seen[0] and seen.count(key) == 2:
+        if key != seen[0] and seen.count(key) == 2:
             os.kill(server_pid, signal.SIGKILL)  # the server dies with this request unanswered
         return await original(self, input, *args, **kwargs)
 
@@ -433,43 +432,53 @@ class ServerProcess:
         self.process.wait(timeout=30)
 
 
-def run_client(
-    args: Sequence[str], server: ServerProcess, requests_file: Path, kill: bool
-) -> tuple[subprocess.CompletedProcess[str], list[str], float]:
-    started = time.perf_counter()
+def run_killing_client(
+    args: Sequence[str], server: ServerProcess, requests_file: Path
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``biaslab ARGS`` in a process of its own that SIGKILLs ``server`` during the second sample."""
     result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CLIENT,
-            str(requests_file),
-            str(server.process.pid if kill else 0),
-            *args,
-        ],
+        [sys.executable, "-c", CLIENT, str(requests_file), str(server.process.pid), *args],
         capture_output=True,
         text=True,
         env=server.env(),
         timeout=120,
     )
-    seconds = time.perf_counter() - started
     asked = [json.loads(line) for line in requests_file.read_text().splitlines()]
-    return result, asked, seconds
+    return result, asked
+
+
+def openai_compatible_requests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The conversation of every request Inspect's OpenAI-compatible provider sends, in order."""
+    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+
+    seen: list[str] = []
+    original = OpenAICompatibleAPI.generate
+
+    async def generate(self: OpenAICompatibleAPI, input: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(opening(input))
+        return await original(self, input, *args, **kwargs)
+
+    monkeypatch.setattr(OpenAICompatibleAPI, "generate", generate)
+    return seen
 
 
 def test_external_server_killed_fails_within_max_retries_then_the_rerun_resumes(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A llama.cpp server in another process, reached as ``openai-api/llamacpp/<model>``, is
     SIGKILLed during the second sample. Inspect would retry the refused connection forever (backoff
     up to 30 min); ``--max-retries 1`` ends the run in seconds. Against a new server (new port and
-    key), the same command resumes the failed run."""
+    key), the same command resumes the failed run.
+
+    The killed run is a process of its own, like the user's; the rerun is made in this process (no
+    model of that name was made here before, so none is reused), as the embedded-server test's is."""
     servers: list[ServerProcess] = []
     try:
         servers.append(ServerProcess.start())
         model = f"openai-api/llamacpp/{servers[0].model}"
         args = [*run_args(model, tmp_path / "logs", "--n", "2"), "--max-retries", "1"]
 
-        result, asked, _ = run_client(args, servers[0], tmp_path / "run1.jsonl", kill=True)
+        result, asked = run_killing_client(args, servers[0], tmp_path / "run1.jsonl")
         assert result.returncode == 1, result.stderr[-3000:]
         assert servers[0].process.wait(timeout=10) == -signal.SIGKILL
         assert "Traceback" not in result.stderr
@@ -481,9 +490,12 @@ def test_external_server_killed_fails_within_max_retries_then_the_rerun_resumes(
         assert asked.count(second) == 3  # turn 1, the killed turn 2, and its one retry
 
         servers.append(ServerProcess.start())
-        result, asked, _ = run_client(args, servers[1], tmp_path / "run2.jsonl", kill=False)
-        assert result.returncode == 0, result.stderr[-3000:]
-        assert f"resuming {model} from " in result.stderr
+        for name, value in servers[1].env().items():
+            monkeypatch.setenv(name, value)
+        asked = openai_compatible_requests(monkeypatch)
+        capsys.readouterr()
+        assert main(args) == 0, capsys.readouterr().err[-3000:]
+        assert f"resuming {model} from " in capsys.readouterr().err
         assert first not in asked and set(asked) == {second}  # only the unfinished sample
         failed, resumed = eval_logs(tmp_path / "logs")
         assert (failed.status, resumed.status) == ("error", "success")
@@ -502,7 +514,8 @@ def test_concurrent_conversations_answer_as_they_would_alone() -> None:
 
     Two turns are enough: the second is where a conversation reads the KV cache its first left in
     the slot, and where another conversation's turn in between would have replaced it. Two
-    conversations are enough for that, and the two-turn linear items keep every prompt short."""
+    conversations are enough for that, and two-turn linear items without a system prompt keep every
+    prompt short."""
     import asyncio
 
     from inspect_ai.model import (
@@ -520,6 +533,7 @@ def test_concurrent_conversations_answer_as_they_would_alone() -> None:
     from biaslab.schema import Item
 
     params = {"topology": "linear", "linear_depth": "2,2", "linear_distractors": "0,0"}
+    params["instructions"] = "none"  # no system prompt: the two share only the template's opening
     items = generate_items("defeasible", preset=None, n=2, seed=0, params=params).items
     config = GenerateConfig(max_tokens=8, temperature=0)
 
