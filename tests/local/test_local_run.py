@@ -141,6 +141,11 @@ def turn_records(sample: Any) -> list[dict[str, Any]]:
     return records
 
 
+def turn_usage(sample: Any) -> list[Any]:
+    """The token usage of each model call of ``sample``, in order."""
+    return [event.output.usage for event in sample.events if event.event == "model"]
+
+
 def failure_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ": error -> " in line]
 
@@ -148,10 +153,11 @@ def failure_lines(stderr: str) -> list[str]:
 # --- a real run with the defaults, which the analysis then reads --------------------------------
 
 DEFAULTS_SEED = 37
-"""Two easy tree items (4 and 5 turns): the first answers "No, it does not support …" (a label,
-so a label distribution), the second repeats one sentence at every turn until the answer cap cuts
-it, which without the cap ran on until the context was full (as seed 3's second item did with the
-old 2,048-token context, where every later turn then failed)."""
+"""Two easy tree items (4 and 5 turns). The first answers "No, it does not support …" (a label, so
+a label distribution); the second repeats one sentence at every turn until the answer cap cuts it.
+Uncapped, its first reply fills a 2,048-token context (316 prompt tokens, then 1,732 of "A Gualse
+is also a kind of tool."), as seed 3's second item did when that was the default context, after
+which every later turn failed."""
 
 
 @dataclass(frozen=True)
@@ -204,11 +210,6 @@ def test_a_first_run_with_the_defaults_finishes(defaults_run: Run) -> None:
         for before, after in itertools.pairwise(turns):
             prompt = before.input_tokens + (before.input_tokens_cache_read or 0)
             assert (after.input_tokens_cache_read or 0) >= prompt, (before, after)
-
-
-def turn_usage(sample: Any) -> list[Any]:
-    """The token usage of each model call of ``sample``, in order."""
-    return [event.output.usage for event in sample.events if event.event == "model"]
 
 
 def test_run_then_analyze_with_the_embedded_model(
