@@ -28,7 +28,7 @@ def test_claims_with_the_embedded_model_judging_itself(
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     log, frame = run(
         tmp_path / "logs", "biaslab/local", "biaslab/local", n=1,
-        domain="claims", judge_baseline="false", reasoner_max_tokens="96",
+        domain="claims", judge_baseline="false", reasoner_max_tokens="32",
         judge_max_tokens="16", max_steps="3",
     )  # fmt: skip
     assert log.status == "success" and frame is not None
