@@ -48,8 +48,7 @@ def test_memoryless_agents_are_not_flagged_above_the_nominal_rate() -> None:
     about the nominal 5% (the bench: 20 seeds at n = 150 with binomial CIs)."""
     tested = rejected = 0
     for seed in (2001, 2002):
-        frame = heldout_frame(oracle(seed, 40), tuple(MEMORYLESS), seed)
-        for cells in A.bias_cells(frame, n_boot=50, n_perm=N_PERM).values():
+        for cells in analysed(seed, 40, tuple(MEMORYLESS)).models.values():
             for topology in ("default", "linear", "tree"):
                 for metric in GAPS:
                     p = getattr(cells[topology], f"{metric}_null_p")
