@@ -1,16 +1,17 @@
 """Defeasible analysis: congruence conditions, bias statistics, confidence and reseeding.
 
 Two kinds of test: small hand-built frames that pin each rule (prior reset, condition table, pairing,
-anchoring, undefined paths), and real Inspect runs of the reference agents whose known behaviour the
-statistics must recover (oracle: no bias; sticky p=1: maximal bias; random: none; calibrated:
-confidence falling with distance). Paper numbers are recomputed where the paper gives them.
+anchoring, undefined paths), and runs of the reference agents (through Inspect, and in-process where
+that gives the same answers) whose known behaviour the statistics must recover (oracle: no bias;
+sticky p=1: maximal bias; random: none; calibrated: confidence falling with distance). Paper
+numbers are recomputed where the paper gives them.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,9 @@ from scipy import stats as sps
 
 from biaslab import stats
 from biaslab.suites.defeasible import analysis as A
+from biaslab.suites.defeasible.config import resolve_config
+from biaslab.suites.defeasible.generate import generate
+from biaslab.suites.defeasible.inprocess import agent_frame
 
 RANK = {"no": 0, "unknown": 1, "yes": 2}
 YNU = ("yes", "no", "unknown")
@@ -741,41 +745,36 @@ def test_calibrated_agent_parameters() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Real runs of the reference agents (Inspect, offline)
+# Real runs of the reference agents (offline)
 # --------------------------------------------------------------------------------------------------
 
 
-def _run(
-    tmp: Path, models: list[str], n: int, seed: int, params: Mapping[str, object]
-) -> pd.DataFrame:
-    import inspect_ai
-
-    from biaslab.frames import frame_at
-    from biaslab.runner import suite_task
-
-    task = suite_task("defeasible", n=n, seed=seed, params=params)
-    inspect_ai.eval(task, model=[f"biaslab/{m}" for m in models], log_dir=str(tmp), display="none")
-    return frame_at(tmp)
-
-
 @pytest.fixture(scope="module")
-def biased_runs(tmp_path_factory: pytest.TempPathFactory) -> A.DefeasibleResults:
+def biased_runs() -> A.DefeasibleResults:
     """sticky (p=1) and random on 60 default-reasoning conversations without effect questions
-    (two sections each: the most C1-C2 pairs per second of agent time)."""
+    (two sections each: the most C1-C2 pairs per second of agent time). Answered in-process: the
+    same answers an Inspect run gives (tests/defeasible/test_inprocess.py), so the same results
+    JSON, without Inspect's per-sample logging."""
     params = {"topology": "default", "effect_questions": "never"}
-    df = _run(tmp_path_factory.mktemp("biased"), ["sticky?p=1", "random"], 60, 7, params)
-    return A.analyze(df)
+    items = generate(resolve_config("easy", params), 7, 60)
+    return A.analyze(agent_frame(items, ["sticky?p=1", "random"], seed=7))
 
 
 @pytest.fixture(scope="module")
-def calibrated_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[A.DefeasibleResults]:
-    """oracle and calibrated on every topology, both question orders for default reasoning."""
-    tmp = tmp_path_factory.mktemp("calibrated")
-    _run(tmp / "all", ["oracle", "calibrated"], 6, 11, {})
-    _run(tmp / "rev", ["oracle"], 4, 11, {"topology": "default", "question_order": "reversed"})
-    from biaslab.frames import frame_at
-
-    yield A.analyze(frame_at(tmp), n_boot=1000)
+def calibrated_runs() -> A.DefeasibleResults:
+    """oracle and calibrated on every topology, both question orders for default reasoning (in
+    process, as above: tests/defeasible/test_inprocess.py runs both orders through Inspect)."""
+    everything = generate(resolve_config("easy", {}), 11, 6)
+    reversed_params = {"topology": "default", "question_order": "reversed"}
+    reversed_order = generate(resolve_config("easy", reversed_params), 11, 4)
+    frame = pd.concat(
+        [
+            agent_frame(everything, ["oracle", "calibrated"], seed=11),
+            agent_frame(reversed_order, ["oracle"], seed=11, config_key="reversed"),
+        ],
+        ignore_index=True,
+    )
+    return A.analyze(frame, n_boot=1000)
 
 
 def test_oracle_is_perfect_and_unbiased(calibrated_runs: A.DefeasibleResults) -> None:

@@ -20,20 +20,28 @@ def _key(df: pd.DataFrame) -> pd.DataFrame:
     return df.sort_values(["model", "item_id", "turn"]).reset_index(drop=True)
 
 
-def test_in_process_answers_equal_an_inspect_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("params", "n", "agents"),
+    [
+        ({"topology": "all"}, 3, AGENTS),
+        ({"topology": "default", "question_order": "reversed"}, 2, ["oracle", "sticky?p=0.9"]),
+    ],
+)
+def test_in_process_answers_equal_an_inspect_run(
+    tmp_path: Path, params: dict[str, str], n: int, agents: list[str]
+) -> None:
     import inspect_ai
 
     from biaslab.frames import frame_at
     from biaslab.runner import suite_task
 
-    params = {"topology": "all"}
-    task = suite_task("defeasible", n=3, seed=5, params=params)
+    task = suite_task("defeasible", n=n, seed=5, params=params)
     inspect_ai.eval(
-        task, model=[f"biaslab/{a}" for a in AGENTS], log_dir=str(tmp_path), display="none"
+        task, model=[f"biaslab/{a}" for a in agents], log_dir=str(tmp_path), display="none"
     )
     logged = _key(frame_at(tmp_path))
-    items = generate(resolve_config("easy", params), 5, 3)
-    local = _key(agent_frame(items, AGENTS, seed=5))
+    items = generate(resolve_config("easy", params), 5, n)
+    local = _key(agent_frame(items, agents, seed=5))
     assert len(local) == len(logged) > 0
     pd.testing.assert_frame_equal(local[COLUMNS], logged[COLUMNS], check_dtype=False)
     for a, b in zip(local["label_probs"], logged["label_probs"], strict=True):

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biaslab.schema import Item
 from biaslab.seeding import seed_sequence
 from biaslab.stats.permutation import NULL_SUFFIXES
 from biaslab.suites.defeasible import analysis as A
@@ -36,11 +37,46 @@ BIAS_METRICS = (
 
 
 @cache
-def results(
-    seed: int, difficulty: str = "easy", agents: tuple[str, ...] = (*MEMORYLESS, STICKY, "oracle")
-) -> A.DefeasibleResults:
-    items = generate(resolve_config(difficulty, {}), seed, 40)
-    return A.analyze(agent_frame(items, agents, seed=seed), n_boot=50, n_perm=500)
+def items_of(difficulty: str, seed: int, n: int, topology: str | None = None) -> tuple[Item, ...]:
+    overrides = {} if topology is None else {"topology": topology}
+    return tuple(generate(resolve_config(difficulty, overrides), seed, n))
+
+
+@cache
+def answered(agent: str, seed: int, difficulty: str = "easy", n: int = 40) -> pd.DataFrame:
+    """One agent's answers to the seed's conversations (each agent answers them once)."""
+    return agent_frame(items_of(difficulty, seed, n), [agent], seed=seed)
+
+
+#: the agents asked at each seed of the easy preset (a model's cells never depend on which other
+#: models are analysed beside it, so one analysis per seed serves every test that reads them)
+EASY_AGENTS = {1: (*MEMORYLESS, STICKY, "oracle", "sticky?p=1"), 2: (*MEMORYLESS, STICKY, "oracle")}
+
+
+@cache
+def results(seed: int) -> dict[str, dict[str, A.TopologyResult]]:
+    """The bias cells (``analyze(...).models``) of every agent on 40 easy conversations, with
+    the test-local memoryless agents of the second half of this module."""
+    agents = [answered(agent, seed) for agent in EASY_AGENTS[seed]]
+    oracle = answered("oracle", seed)
+    memoryless_agents = [
+        memoryless(oracle, seed, "heterogeneous", far_and_revising),
+        memoryless(oracle, seed, "noisy", uniform_noise),
+    ]
+    frame = pd.concat([*agents, *memoryless_agents], ignore_index=True)
+    return A.bias_cells(frame, n_boot=50, n_perm=500)
+
+
+def test_bias_and_confidence_cells_are_those_of_the_whole_analysis() -> None:
+    """What the tests below read through ``bias_cells`` and ``confidence_cells`` is exactly what
+    ``analyze`` reports, and a whole analysis carries the decisions that state the strata."""
+    frame = pd.concat([answered(STICKY, 1), answered("random", 1)], ignore_index=True)
+    whole = A.analyze(frame, n_boot=50, n_perm=500)
+    assert "nulls" in whole.decisions and "gold BEFORE" in whole.decisions["nulls"]
+    cells = A.bias_cells(frame, n_boot=50, n_perm=500)
+    assert cells == whole.models
+    assert cells[f"biaslab/{STICKY}"] == results(1)[f"biaslab/{STICKY}"]  # others beside it
+    assert A.confidence_cells(frame, n_perm=500) == whole.confidence
 
 
 def test_memoryless_agents_are_not_confirmation_biased() -> None:
@@ -51,15 +87,15 @@ def test_memoryless_agents_are_not_confirmation_biased() -> None:
     for seed in (1, 2):
         for topology in ("default", "linear", "tree"):
             for agent in ("last-polarity", "negation"):
-                cell = results(seed).models[f"biaslab/{agent}"][topology]
+                cell = results(seed)[f"biaslab/{agent}"][topology]
                 assert cell.bias_gap_excess == pytest.approx(0.0, abs=1e-9), (agent, topology)
                 assert cell.bias_gap_null_p == 1.0, (agent, topology)
-            random = results(seed).models["biaslab/random"][topology]
+            random = results(seed)["biaslab/random"][topology]
             p = random.bias_gap_null_p
             # a random agent is rarely right before a revision: its null may have nothing to test
             assert p is not None or "bias_gap_null_p" in random.undefined
             random_significant += p is not None and p < 0.05
-        raw = results(seed).models["biaslab/last-polarity"]["default"].bias_gap
+        raw = results(seed)["biaslab/last-polarity"]["default"].bias_gap
         assert raw is not None and raw > 0.3  # the raw gap alone would call it biased
     assert random_significant <= 1
 
@@ -69,7 +105,8 @@ def test_sticky_agent_is_detected_where_its_revisions_have_stratum_mates() -> No
     for the p=0.9 sticky agent's excess to stand out at the floor of 500 permutations. At n = 40
     on easy only 2-4 C2 turns per topology have such a stratum-mate, so the null can test little
     there (the bench runs n = 150)."""
-    cell = results(1, "hard", (STICKY,)).models[f"biaslab/{STICKY}"]["default"]
+    hard = A.bias_cells(answered(STICKY, 1, "hard"), n_boot=50, n_perm=500)
+    cell = hard[f"biaslab/{STICKY}"]["default"]
     assert cell.null_tested["bias_gap"] >= 20
     assert cell.bias_gap_excess is not None and cell.bias_gap_excess > 0.05
     assert cell.bias_gap_null_p is not None and cell.bias_gap_null_p < 0.005
@@ -84,42 +121,40 @@ def test_sticky_agent_is_detected_where_its_revisions_have_stratum_mates() -> No
 def test_an_agent_that_never_revises_a_yes_is_anchored_beyond_its_null() -> None:
     """sticky p=1 keeps every yes to the end: more flipping sections end anchored than when its
     final answers are exchanged with stable turns of the same stratum."""
-    found = results(1, "easy", ("sticky?p=1", "random"))
-    cell = found.models["biaslab/sticky?p=1"]["default"]
+    found = results(1)
+    cell = found["biaslab/sticky?p=1"]["default"]
     assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.03
     assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.01
-    random = found.models["biaslab/random"]["default"]
+    random = found["biaslab/random"]["default"]
     assert random.anchoring_rate_null_p is not None and random.anchoring_rate_null_p >= 0.05
 
 
 def test_every_bias_metric_carries_its_null_fields() -> None:
-    cell = results(1).models[f"biaslab/{STICKY}"]["default"]
+    cell = results(1)[f"biaslab/{STICKY}"]["default"]
     dumped = cell.model_dump()
     for metric in BIAS_METRICS:
         for suffix in NULL_SUFFIXES:
             key = metric + suffix
             assert key in dumped, key
             assert dumped[key] is not None or key in cell.undefined, key
-    assert "nulls" in results(1).decisions and "gold BEFORE" in results(1).decisions["nulls"]
 
 
 def test_oracle_sits_on_its_null() -> None:
-    for topology, cell in results(1).models["biaslab/oracle"].items():
+    for topology, cell in results(1)["biaslab/oracle"].items():
         assert cell.bias_gap_excess in (0.0, None), topology
         assert cell.bias_gap_null_p in (1.0, None), topology
 
 
-@cache
-def calibrated(seed: int) -> A.DefeasibleResults:
-    items = generate(resolve_config("hard", {"topology": "tree"}), seed, 30)
-    return A.analyze(agent_frame(items, ["calibrated"], seed=seed), n_boot=50, n_perm=500)
+def hard_trees(seed: int) -> tuple[Item, ...]:
+    return items_of("hard", seed, 30, "tree")
 
 
 def test_confidence_that_tracks_distance_is_not_structural_blindness() -> None:
     """The calibrated agent is always right and its confidence only follows distance: its signal
     ratio sits within its null (exchanged within distance), while its confidence slope is far
     outside the null that exchanges confidences across distances."""
-    cell = calibrated(3).confidence["biaslab/calibrated"]["tree"]["hard"]
+    frame = agent_frame(hard_trees(3), ["calibrated"], seed=3)
+    cell = A.confidence_cells(frame, n_perm=500)["biaslab/calibrated"]["tree"]["hard"]
     assert cell.signal_ratio is not None and cell.signal_ratio_null_p is not None
     assert cell.signal_ratio_null_p >= 0.05
     assert cell.confidence_slope is not None and cell.confidence_slope < 0
@@ -175,18 +210,6 @@ def uniform_noise(row: Any) -> float:
     return 0.25
 
 
-@cache
-def memoryless_results(seed: int, difficulty: str = "easy") -> A.DefeasibleResults:
-    items = generate(resolve_config(difficulty, {}), seed, 40)
-    oracle = agent_frame(items, ["oracle"], seed=seed)
-    frames = [
-        memoryless(oracle, seed, "heterogeneous", far_and_revising),
-        memoryless(oracle, seed, "noisy", uniform_noise),
-        agent_frame(items, [STICKY], seed=seed),
-    ]
-    return A.analyze(pd.concat(frames, ignore_index=True), n_boot=50, n_perm=500)
-
-
 OVERRIDE_AND_KNOW = ("know_but_dont_output", "c3_override_rate", "c3inh_override_rate")
 
 
@@ -200,7 +223,7 @@ def test_memoryless_accuracy_profiles_are_absorbed_by_every_null() -> None:
     for seed in (1, 2):
         for agent in ("test/heterogeneous", "test/noisy"):
             for topology in ("default", "linear", "tree"):
-                cell = memoryless_results(seed).models[agent][topology]
+                cell = results(seed)[agent][topology]
                 for metric in ("bias_gap", "anchoring_rate", *OVERRIDE_AND_KNOW):
                     p = getattr(cell, f"{metric}_null_p")
                     if p is not None:
@@ -215,7 +238,7 @@ def test_the_sticky_agent_never_overrides() -> None:
     so its C3/C3inh excess is 0 (not the -0.36 an earlier null gave by exchanging effect answers
     across effect golds)."""
     for seed in (1, 2):
-        cells = memoryless_results(seed).models[f"biaslab/{STICKY}"]
+        cells = results(seed)[f"biaslab/{STICKY}"]
         assert cells["default"].c3_override_rate_excess == pytest.approx(0.0, abs=0.02)
         for topology in ("linear", "tree"):
             cell = cells[topology]
@@ -229,7 +252,7 @@ def test_the_sticky_agent_never_overrides() -> None:
 def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
     for seed in (1, 2):
         for agent in ("last-polarity", "negation", "random"):
-            for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
+            for topology, cell in results(seed)[f"biaslab/{agent}"].items():
                 for metric in OVERRIDE_AND_KNOW:
                     p = getattr(cell, f"{metric}_null_p")
                     if agent == "random":
@@ -241,12 +264,12 @@ def test_shortcut_agents_sit_on_their_override_and_know_nulls() -> None:
 def test_sticky_is_anchored_beyond_its_null_and_memoryless_agents_are_not() -> None:
     """Final answers are exchanged with stable turns (entered with a right prior, gold kept),
     never with the turns a clinging agent clings through."""
-    cell = results(1).models[f"biaslab/{STICKY}"]["default"]
+    cell = results(1)[f"biaslab/{STICKY}"]["default"]
     assert cell.anchoring_rate_excess is not None and cell.anchoring_rate_excess > 0.03
     assert cell.anchoring_rate_null_p is not None and cell.anchoring_rate_null_p < 0.05
     for seed in (1, 2):
         for agent in MEMORYLESS:
-            for topology, cell in results(seed).models[f"biaslab/{agent}"].items():
+            for topology, cell in results(seed)[f"biaslab/{agent}"].items():
                 p = cell.anchoring_rate_null_p
                 assert p is None or p >= 0.01, (agent, topology)
 
@@ -281,9 +304,8 @@ def test_an_always_correct_agent_shows_no_structural_blindness_on_trees() -> Non
     an always-right agent whose confidence is noise has both within their nulls on trees."""
     rejected = tested = 0
     for seed in (1, 2, 3):
-        items = generate(resolve_config("hard", {"topology": "tree"}), seed, 30)
-        frame = with_noisy_confidence(agent_frame(items, ["oracle"], seed=seed), seed)
-        cell = A.analyze(frame, n_boot=50, n_perm=500).confidence["test/noisy-confidence"]
+        frame = with_noisy_confidence(agent_frame(hard_trees(seed), ["oracle"], seed=seed), seed)
+        cell = A.confidence_cells(frame, n_perm=500)["test/noisy-confidence"]
         for metric in ("signal_ratio", "confidence_slope", "spearman_on_path"):
             p = getattr(cell["tree"]["hard"], f"{metric}_null_p")
             assert p is not None, metric
@@ -296,8 +318,7 @@ def test_count_designs_give_the_row_metrics_value() -> None:
     """Each metric the nulls draw from counts gives, from the observed count, the float the row
     metric gives on the observed answers, and after answers move among rows of one gold (the
     gaps' control rows, which the nulls never move, stay)."""
-    items = generate(resolve_config("easy", {}), 2, 30)
-    frame = agent_frame(items, ["random", STICKY], seed=2)
+    frame = pd.concat([answered("random", 2), answered(STICKY, 2)], ignore_index=True)
     for _, part in A.prepare(frame).groupby("model"):
         rows = BiasRows.of(part)
         designs = rows.count_metrics()

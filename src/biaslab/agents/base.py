@@ -16,7 +16,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal, Protocol
 
 from biaslab.answers import labels_from_prompt, parse_answer
@@ -77,10 +77,16 @@ class Request:
             if message.role == "user":
                 pending = message.text
             elif message.role == "assistant" and pending is not None:
-                labels = labels_from_prompt(pending) or ()
-                pairs.append((pending, parse_answer(message.text, labels)))
+                pairs.append((pending, _answer_to(pending, message.text)))
                 pending = None
         return tuple(pairs)
+
+
+@lru_cache(maxsize=4096)
+def _answer_to(prompt: str, reply: str) -> str | None:
+    """The label ``reply`` gives to ``prompt``'s question. Memoised because every request of a
+    conversation re-reads all earlier replies (quadratic in its length without the cache)."""
+    return parse_answer(reply, labels_from_prompt(prompt) or ())
 
 
 class Reasoner(Protocol):

@@ -20,6 +20,7 @@ the ``undefined`` map next to it; nothing prints NaN.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -72,6 +73,64 @@ def _main_rows(
     return df[keep]
 
 
+@dataclass(frozen=True)
+class MainRows:
+    """The cleaned frame, its entailment turns, and the rows of every model's main cells."""
+
+    df: pd.DataFrame
+    ent: pd.DataFrame
+    order_of: Mapping[str, str]
+    entities_of: Mapping[str, str | None]
+    main: pd.DataFrame
+    main_ent: pd.DataFrame
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> MainRows:
+        df = clean_frame(frame)
+        ent = prepare_clean(df)
+        order_of = {str(m): main_order(rows) for m, rows in df.groupby("model", sort=True)}
+        entities_of = {str(m): main_entities(rows) for m, rows in df.groupby("model", sort=True)}
+        main = _main_rows(df, order_of, entities_of)
+        main_ent = _main_rows(ent, order_of, entities_of)
+        return cls(df, ent, order_of, entities_of, main, main_ent)
+
+
+def _bias_models(
+    rows: MainRows, seed: int, n_boot: int, n_perm: int
+) -> tuple[dict[str, dict[str, TopologyResult]], dict[str, int]]:
+    """Every model x reasoning type cell, Holm-adjusted across each model's cells."""
+    models: dict[str, dict[str, TopologyResult]] = {}
+    for model, model_rows in rows.main.groupby("model", sort=True):
+        model_ent = rows.main_ent[rows.main_ent["model"] == model]
+        for rtype in reasoning_types(model_rows["item_topology"]):
+            models.setdefault(str(model), {})[rtype] = topology_result(
+                select_type(model_rows, rtype),
+                select_type(model_ent, rtype),
+                rows.order_of[str(model)],
+                (str(model), rtype),
+                seed,
+                n_boot,
+                n_perm,
+            )
+    return apply_holm(models)
+
+
+def bias_cells(
+    frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> dict[str, dict[str, TopologyResult]]:
+    """``analyze(frame).models`` alone: the accuracy and confirmation-bias cells with their nulls,
+    without the confidence, curve, order, entity and reseeding questions (the null validations
+    ask for these cells over many seeds)."""
+    return _bias_models(MainRows.of(frame), seed, n_boot, n_perm)[0]
+
+
+def confidence_cells(
+    frame: pd.DataFrame, *, seed: int = 0, n_perm: int = N_PERM
+) -> dict[str, dict[str, dict[str, ConfidenceCell]]]:
+    """``analyze(frame).confidence`` alone (see :func:`bias_cells`)."""
+    return confidence_results(MainRows.of(frame).main_ent, seed, n_perm)
+
+
 def analyze(
     frame: pd.DataFrame, *, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM
 ) -> DefeasibleResults:
@@ -80,34 +139,17 @@ def analyze(
     ``seed`` seeds every bootstrap (per cell, via :func:`biaslab.seeding.seed_sequence`), so the
     same logs give the same CIs bit for bit; ``n_boot`` is the BiasGap/OR resample count.
     """
-    df = clean_frame(frame)
-    ent = prepare_clean(df)
-    order_of = {str(m): main_order(rows) for m, rows in df.groupby("model", sort=True)}
-    entities_of = {str(m): main_entities(rows) for m, rows in df.groupby("model", sort=True)}
-    main = _main_rows(df, order_of, entities_of)
-    main_ent = _main_rows(ent, order_of, entities_of)
-    models: dict[str, dict[str, TopologyResult]] = {}
-    for model, rows in main.groupby("model", sort=True):
-        model_ent = main_ent[main_ent["model"] == model]
-        for rtype in reasoning_types(rows["item_topology"]):
-            models.setdefault(str(model), {})[rtype] = topology_result(
-                select_type(rows, rtype),
-                select_type(model_ent, rtype),
-                order_of[str(model)],
-                (str(model), rtype),
-                seed,
-                n_boot,
-                n_perm,
-            )
-    models, family = apply_holm(models)
+    rows = MainRows.of(frame)
+    models, family = _bias_models(rows, seed, n_boot, n_perm)
     undefined: dict[str, str] = {}
-    order, why = question_order_comparison(ent, seed, n_boot)
+    order, why = question_order_comparison(rows.ent, seed, n_boot)
     if why:
         undefined["question_order"] = why
-    standard = _main_rows(ent, order_of, {m: None for m in entities_of})
+    standard = _main_rows(rows.ent, rows.order_of, {m: None for m in rows.entities_of})
     entities, why = entity_comparisons(standard, seed, n_boot)
     if why:
         undefined["entities"] = why
+    main_ent = rows.main_ent
     repro, why = reproducibility_results(main_ent, seed)
     if why:
         undefined["reproducibility"] = why
@@ -135,11 +177,14 @@ __all__ = [
     "CellResult",
     "ConfidenceCell",
     "DefeasibleResults",
+    "MainRows",
     "TopologyResult",
     "analyze",
     "anchoring",
+    "bias_cells",
     "cell_result",
     "classify",
+    "confidence_cells",
     "confidence_columns",
     "mcnemar_pairs",
     "prepare",

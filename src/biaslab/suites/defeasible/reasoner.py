@@ -40,18 +40,18 @@ from biaslab.suites.defeasible.render import (
     NEW_HYPOTHESIS_PREFIX,
     SYSTEM_PROMPTS,
     UPDATE_PREFIX,
+    ConversationReader,
     ParsedConversation,
     RenderError,
     SentenceParser,
     has_negation_cue,
-    parse_premises,
     question_kind,
 )
 from biaslab.suites.defeasible.resolver import resolve
 
 SHORTCUT_CONFIDENCE = 0.98
-_PARSED: OrderedDict[tuple[str, ...], ParsedConversation] = OrderedDict()
-_PARSED_SIZE = 256
+_READ: OrderedDict[tuple[str, ...], tuple[ConversationReader, ParsedConversation]] = OrderedDict()
+_READ_SIZE = 256
 
 
 def user_texts(request: Request) -> tuple[str, ...]:
@@ -59,21 +59,27 @@ def user_texts(request: Request) -> tuple[str, ...]:
 
 
 def parsed(request: Request) -> ParsedConversation:
-    """The conversation so far, parsed (memoised: agents ask several things of one request)."""
+    """The conversation so far, parsed. Memoised: agents ask several things of one request, and
+    the next turn's request extends this one's reader by its new message only."""
     texts = user_texts(request)
-    found = _PARSED.get(texts)
+    found = _READ.get(texts)
     if found is None:
+        earlier = _READ.get(texts[:-1])
+        reader = earlier[0].copy() if earlier is not None else ConversationReader()
         try:
-            found = parse_premises(texts)
+            reader.read_all(texts[reader.messages :])
         except RenderError as exc:
             raise RenderError(
                 f"the defeasible reference agents read only biaslab's own wording (conversations "
                 f"imported with -p conversations= keep their file's): {exc}"
             ) from exc
-        _PARSED[texts] = found
-        if len(_PARSED) > _PARSED_SIZE:
-            _PARSED.popitem(last=False)
-    return found
+        found = reader, reader.conversation()
+        _READ[texts] = found
+        if len(_READ) > _READ_SIZE:
+            _READ.popitem(last=False)
+    else:
+        _READ.move_to_end(texts)
+    return found[1]
 
 
 def message_kind(text: str) -> str | None:

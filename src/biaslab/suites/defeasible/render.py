@@ -406,42 +406,79 @@ def parse_premises(texts: Sequence[str], lexicon: Lexicon | None = None) -> Pars
     Premises accumulate across sections. Raises :class:`RenderError` on a sentence no template
     produces.
     """
-    lexicon = lexicon or load_lexicon()
-    statements: list[Statement] = []
-    sections: list[ParsedSection] = []
-    updates: list[ParsedUpdate] = []
-    priorities: list[Reliability | EqualReliability] = []
-    before_last_update: int | None = None
-    last_question: str | None = None
-    for index, text in enumerate(texts):
-        for kind, payload, sentence in parse_message(text, lexicon):
+    reader = ConversationReader(lexicon)
+    reader.read_all(texts)
+    return reader.conversation()
+
+
+class ConversationReader:
+    """What :func:`parse_premises` has read so far, extendable by the next message. A reference
+    agent is asked every turn of a conversation, each time with all earlier messages: extending a
+    copy of the previous turn's reader reads each message once instead of once per later turn."""
+
+    def __init__(self, lexicon: Lexicon | None = None) -> None:
+        self.lexicon = lexicon or load_lexicon()
+        self.messages = 0
+        self.premises = Premises()
+        self.sections: list[ParsedSection] = []
+        self.updates: list[ParsedUpdate] = []
+        self.priorities: list[Reliability | EqualReliability] = []
+        #: the network before the current section's latest update (None if it has none yet)
+        self.previous: Network | None = None
+        self.last_question: str | None = None
+
+    def copy(self) -> ConversationReader:
+        """An independent reader in the same state (networks and statements are immutable)."""
+        copied = ConversationReader(self.lexicon)
+        copied.messages = self.messages
+        copied.premises = self.premises.copy()
+        copied.sections = list(self.sections)
+        copied.updates = list(self.updates)
+        copied.priorities = list(self.priorities)
+        copied.previous = self.previous
+        copied.last_question = self.last_question
+        return copied
+
+    def read_all(self, texts: Sequence[str]) -> None:
+        """Read ``texts`` as the next messages: every sentence is parsed before any is added, so
+        an unparseable sentence is reported before a cycle, whichever message holds it."""
+        parsed = [parse_message(text, self.lexicon) for text in texts]
+        for events in parsed:
+            self._add(events)
+
+    def _add(self, events: Sequence[_Event]) -> None:
+        index = self.messages
+        for kind, payload, sentence in events:
             if kind == "section":
                 assert isinstance(payload, Hypothesis)
-                sections.append(ParsedSection(len(sections), index, payload))
-                before_last_update = None
+                self.sections.append(ParsedSection(len(self.sections), index, payload))
+                self.previous = None
             elif kind == "question":
-                last_question = payload if isinstance(payload, str) else None
+                self.last_question = payload if isinstance(payload, str) else None
             else:
                 statement = payload
                 assert isinstance(statement, _STATEMENT_TYPES)
                 if isinstance(statement, Reliability | EqualReliability):
-                    priorities.append(statement)
+                    self.priorities.append(statement)
                 if kind == "update":
-                    before_last_update = len(statements)
-                    updates.append(ParsedUpdate(index, len(sections) - 1, statement, sentence))
-                statements.append(statement)
-    previous = None
-    if before_last_update is not None:
-        previous = Premises(statements[:before_last_update]).network
-    return ParsedConversation(
-        network=Premises(statements).network,
-        query=sections[-1].hypothesis.query if sections else None,
-        priorities=tuple(priorities),
-        sections=tuple(sections),
-        updates=tuple(updates),
-        previous_network=previous,
-        last_question=last_question,
-    )
+                    self.previous = self.premises.network
+                    self.updates.append(
+                        ParsedUpdate(index, len(self.sections) - 1, statement, sentence)
+                    )
+                self.premises.add(statement)
+        self.messages += 1
+
+    def conversation(self) -> ParsedConversation:
+        sections = self.sections
+        return ParsedConversation(
+            network=self.premises.network,
+            query=sections[-1].hypothesis.query if sections else None,
+            priorities=tuple(self.priorities),
+            sections=tuple(sections),
+            updates=tuple(self.updates),
+            previous_network=self.previous,
+            last_question=self.last_question,
+        )
 
 
 _STATEMENT_TYPES = (
@@ -462,6 +499,7 @@ __all__ = [
     "MINIMAL_PROMPT",
     "SYSTEM_PROMPT",
     "SYSTEM_PROMPTS",
+    "ConversationReader",
     "Hypothesis",
     "ParsedConversation",
     "ParsedSection",
