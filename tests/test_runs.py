@@ -229,12 +229,11 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
     try:
         lock_dir = tmp_path / ".biaslab-locks"
         deadline = time.monotonic() + 120
-        while (
-            first.poll() is None and time.monotonic() < deadline
-        ):  # until the first holds its lock
-            if lock_dir.is_dir() and any(p.read_text() for p in lock_dir.iterdir()):
-                break
-            time.sleep(0.1)
+        locked = False
+        while not locked and first.poll() is None and time.monotonic() < deadline:
+            locked = lock_dir.is_dir() and any(p.read_text() for p in lock_dir.iterdir())
+            time.sleep(0 if locked else 0.1)
+        assert locked, "the first run never took its lock"
         second = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1")
         assert first.poll() is None, "the first run ended before the second one started"
     finally:

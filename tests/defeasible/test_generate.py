@@ -11,7 +11,7 @@ from functools import cache
 from itertools import pairwise
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
@@ -166,6 +166,54 @@ def test_routes_kept_across_any_additions_and_removals_agree_with_on_path(
         routes.advance(before, network, *_delta(before, network))
         for query in (*network.links, asked):
             assert routes.on_path(network, query) == on_path(network, "n0", "n5", query)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    subject=st.integers(0, 5),
+    prop=st.integers(0, 5),
+    steps=st.lists(st.tuples(st.integers(0, 9), st.lists(_DAG_LINKS, min_size=1, max_size=3)),
+                   max_size=15),
+)  # fmt: skip
+# links first off the property's ancestry (no resolve), later joined to it by another
+@example(
+    subject=0,
+    prop=5,
+    steps=[
+        (0, [Link(f"n{a}", f"n{b}", positive)])
+        for a, b, positive in (
+            (0, 3, True),
+            (3, 5, False),
+            (0, 1, True),
+            (1, 2, True),
+            (2, 5, True),
+        )
+    ],
+)
+def test_answers_kept_through_a_section_agree_with_resolving_afresh(
+    subject: int, prop: int, steps: list[tuple[int, list[Link]]]
+) -> None:
+    """A section's answer after every update, as labelling keeps it (returning early when the
+    changed links cannot matter, resolving again with every link added since the last time),
+    is :func:`resolve` on that update's network: links added one or several at a time, removed,
+    or both in one step."""
+    from biaslab.suites.defeasible.labelling import _Answers, _delta
+
+    answers = _Answers(f"n{subject}", f"n{prop}")
+    network = make_network([])
+    assert answers.after(network, (), ()) == resolve(network, f"n{subject}", f"n{prop}")
+    for kind, links in steps:
+        before = network
+        fresh = [link for link in dict.fromkeys(links) if link not in network.link_set]
+        if kind < 6 and fresh:  # the usual update: one new link
+            network = network.plus(fresh[0])
+        else:  # several added, and now and then one withdrawn
+            kept = set(network.links) | set(links)
+            if kind == 9 and network.links:
+                kept.discard(network.links[len(network.links) // 2])
+            network = make_network(kept)
+        answer = answers.after(network, *_delta(before, network))
+        assert answer == resolve(network, f"n{subject}", f"n{prop}")
 
 
 def test_generated_items_pass_the_schema() -> None:

@@ -296,6 +296,10 @@ def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
         assert brief.positions == full.positions
         assert all(t.mde is None and t.accuracy_change_null is None for t in brief.tests)
         assert any(t.rejected for t in full.tests) == (agent == STRONG_BIAS)
+    with pytest.raises(BiaslabError, match="unparsed must be"):
+        decisions_only(frame, unparsed="drops")  # type: ignore[arg-type]
+    with pytest.raises(BiaslabError, match="test must be"):
+        decisions_only(frame, test="papers")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("twin", ["animal", "numbers"])

@@ -270,10 +270,7 @@ def analyze(
     ``describe=False`` leaves each test's within-pair null and minimum detectable change empty
     (None), for simulations that only count decisions.
     """
-    if unparsed not in ("wrong", "drop"):
-        raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
-    if test not in ("exact", "paper"):
-        raise BiaslabError(f"test must be 'exact' or 'paper', got {test!r}")
+    _check_rules(unparsed, test)
     answers, repeated = _first_epoch(long_answers(frame))
     pairs, incomplete = _pairs(answers)
     if pairs.empty:
@@ -322,11 +319,19 @@ def decisions_only(
     """The tests of :func:`analyze` with their p-values and decisions only: no within-pair null,
     no minimum detectable change, no per-seed tests and no position statistic. What the level runs
     (:mod:`biaslab.suites.tokenbias.levels`) need thousands of times, at a fraction of the cost."""
+    _check_rules(unparsed, test)
     answers, _ = _first_epoch(long_answers(frame))
     pairs, incomplete = _pairs(answers)
     if pairs.empty:
         raise BiaslabError("tokenbias analysis: no complete pair to test")
     return tuple(_adjust(_tests(pairs, incomplete, unparsed, test, describe=False), alpha))
+
+
+def _check_rules(unparsed: str, test: str) -> None:
+    if unparsed not in ("wrong", "drop"):
+        raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
+    if test not in ("exact", "paper"):
+        raise BiaslabError(f"test must be 'exact' or 'paper', got {test!r}")
 
 
 def _first_epoch(answers: pd.DataFrame) -> tuple[pd.DataFrame, int]:
