@@ -18,6 +18,7 @@ from biaslab.suites.entrenchment.analysis import analyze
 from biaslab.suites.entrenchment.config import resolve_config
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
+from biaslab.task_settings import roles_given_at_eval
 
 from .helpers import out
 
@@ -50,17 +51,20 @@ def test_the_suite_temperatures_reach_every_call(tmp_path: Path) -> None:
 
     reasoner: list[float | None] = []
     judge: list[float | None] = []
-    task = suite_task(
-        "entrenchment",
-        n=2,
-        params={
-            "domain": "claims",
-            "judge_baseline": "false",
-            "constructs": "judge,self_report",
-            "reasoner_temperature": "0.1",
-            "judge_temperature": "0.3",
-        },
-    )
+    # the roles are given to the eval below; Inspect's context may still hold an earlier
+    # in-process eval's roles (see ``roles_given_at_eval``)
+    with roles_given_at_eval():
+        task = suite_task(
+            "entrenchment",
+            n=2,
+            params={
+                "domain": "claims",
+                "judge_baseline": "false",
+                "constructs": "judge,self_report",
+                "reasoner_temperature": "0.1",
+                "judge_temperature": "0.3",
+            },
+        )
     [log] = inspect_eval(
         task,
         model=_recording(reasoner, COT),
