@@ -140,46 +140,38 @@ def on_path(network: Network, subject: str, prop: str, link: Link) -> bool:
     subject or positively reachable from it, and its target is the property or reaches it by
     positive links and one last link of either sign (the link's own sign does not matter: a
     negative link on the route blocks it)."""
-    forward = {subject}
-    stack = [subject]
-    while stack:
-        for out in network.out_links(stack.pop()):
-            if out.positive and out.dst not in forward:
-                forward.add(out.dst)
-                stack.append(out.dst)
+    forward = _positive_reach(network, (subject,), {subject})
     if link.src not in forward:
         return False
     if link.dst == prop:
         return True
     backward = {into.src for into in network.in_links(prop)}
-    stack = list(backward)
-    while stack:
-        for into in network.in_links(stack.pop()):
-            if into.positive and into.src not in backward:
-                backward.add(into.src)
-                stack.append(into.src)
+    _positive_ancestry(network, tuple(backward), backward)
     return link.dst in backward
 
 
 def _positive_reach(network: Network, start: Iterable[str], found: set[str]) -> set[str]:
     """``found`` grown by every node reached from ``start`` along positive links."""
-    stack = list(start)
-    while stack:
-        for out in network.out_links(stack.pop()):
-            if out.positive and out.dst not in found:
-                found.add(out.dst)
-                stack.append(out.dst)
-    return found
+    return _positive_closure(network.out_links, lambda link: link.dst, start, found)
 
 
 def _positive_ancestry(network: Network, start: Iterable[str], found: set[str]) -> set[str]:
     """``found`` grown by every node with a positive link-chain into ``start``."""
+    return _positive_closure(network.in_links, lambda link: link.src, start, found)
+
+
+def _positive_closure(
+    links_of: Callable[[str], Sequence[Link]],
+    far_end: Callable[[Link], str],
+    start: Iterable[str],
+    found: set[str],
+) -> set[str]:
     stack = list(start)
     while stack:
-        for into in network.in_links(stack.pop()):
-            if into.positive and into.src not in found:
-                found.add(into.src)
-                stack.append(into.src)
+        for link in links_of(stack.pop()):
+            if link.positive and far_end(link) not in found:
+                found.add(far_end(link))
+                stack.append(far_end(link))
     return found
 
 

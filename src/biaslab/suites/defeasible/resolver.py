@@ -297,24 +297,38 @@ def _topological_order(network: Network, subject: str, keep: set[str] | None) ->
 
 def _walk(network: Network, subject: str, keep: set[str] | None) -> tuple[list[str], set[str]]:
     """(:func:`_topological_order`, the subject and every node it ordered)."""
+    order, seen = _depth_first(network, (subject,), keep)
+    return order[1:], seen  # drop the subject itself
+
+
+def _depth_first(
+    network: Network, roots: Iterable[str], keep: set[str] | None
+) -> tuple[list[str], set[str]]:
+    """(the roots and every node they reach within keep, in topological order: the reverse
+    postorder of one depth-first walk from each root in turn that takes each node's links in their
+    order; that node set)."""
     out = network.out_map()
     empty: tuple[Link, ...] = ()
-    seen = {subject}
+    seen: set[str] = set()
     postorder: list[str] = []
-    stack = [(subject, iter(out.get(subject, empty)))]
-    while stack:
-        node, links = stack[-1]
-        for link in links:
-            child = link.dst
-            if child not in seen and (keep is None or child in keep):
-                seen.add(child)
-                stack.append((child, iter(out.get(child, empty))))
-                break
-        else:
-            stack.pop()
-            postorder.append(node)
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(out.get(root, empty)))]
+        while stack:
+            node, links = stack[-1]
+            for link in links:
+                child = link.dst
+                if child not in seen and (keep is None or child in keep):
+                    seen.add(child)
+                    stack.append((child, iter(out.get(child, empty))))
+                    break
+            else:
+                stack.pop()
+                postorder.append(node)
     postorder.reverse()
-    return postorder[1:], seen  # drop the subject itself
+    return postorder, seen
 
 
 def _ancestors_of(network: Network, node: str) -> set[str]:
@@ -431,7 +445,7 @@ class SubjectResolution:
         roots = [link.dst for link in added if link.src in self.reach]
         state = self.state
         state.network, state.into = network, network.in_map()
-        for node in _downstream_order(network, roots):
+        for node in _depth_first(network, roots, None)[0]:
             for table in (state.ancestors, state.bit, state.parents, state.verdict):
                 table.pop(node, None)
             state.visit(node)
@@ -440,32 +454,6 @@ class SubjectResolution:
         if property == self.subject:
             return "unknown"
         return self.state.verdict.get(property, "unknown")
-
-
-def _downstream_order(network: Network, roots: Iterable[str]) -> list[str]:
-    """The roots and every node they reach, in topological order (reverse postorder of one
-    depth-first walk from the roots in turn)."""
-    out = network.out_map()
-    empty: tuple[Link, ...] = ()
-    seen: set[str] = set()
-    postorder: list[str] = []
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(out.get(root, empty)))]
-        while stack:
-            node, links = stack[-1]
-            for link in links:
-                if link.dst not in seen:
-                    seen.add(link.dst)
-                    stack.append((link.dst, iter(out.get(link.dst, empty))))
-                    break
-            else:
-                stack.pop()
-                postorder.append(node)
-    postorder.reverse()
-    return postorder
 
 
 # --------------------------------------------------------------------------------------------------
