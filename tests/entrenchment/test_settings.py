@@ -117,3 +117,32 @@ def test_a_missing_judge_under_inspect_eval_is_one_line(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "Traceback" not in text and "needs a judge model" in text
     assert not list(tmp_path.glob("*.eval"))  # refused before any sample ran
+
+
+def test_a_task_built_after_an_earlier_eval_takes_the_judge_given_at_eval(tmp_path: Path) -> None:
+    """A caller builds the entrenchment task and passes the judge to ``inspect_ai.eval`` while
+    Inspect's context still holds an earlier eval's roles, without a judge (set here as Inspect's
+    ``eval_resolve_tasks`` sets them; an earlier in-process eval has left them so in a test
+    worker). The builder must not read them as this eval's; ``inspect eval`` without a judge is
+    still refused at build time (``test_a_missing_judge_under_inspect_eval_is_one_line``)."""
+    import contextvars
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model._model import _model_roles, init_model_roles
+
+    def build_then_eval() -> Any:
+        init_model_roles({})  # the earlier eval's roles: none
+        assert _model_roles in contextvars.copy_context()  # the premise
+        task = suite_task(
+            "entrenchment", n=1, params={"domain": "claims", "judge_baseline": "false"}
+        )
+        return inspect_eval(
+            task,
+            model=_recording([], COT),
+            model_roles={"judge": _recording([], '{"belief": 0.4}')},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+
+    [log] = contextvars.copy_context().run(build_then_eval)  # the roles set stay in this test
+    assert log.status == "success" and log.samples and not any(s.error for s in log.samples)

@@ -8,6 +8,7 @@ record is appended to the sample store as soon as it exists (:func:`biaslab.reco
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,17 +127,33 @@ NO_JUDGE = (
 def _check_judge_role() -> None:
     """Under ``inspect eval`` Inspect sets the eval's model roles before it builds the task, so a
     missing judge is refused here in one line (a :class:`TaskArgumentError`), not as a traceback
-    from the first sample. ``biaslab run`` builds the task before any roles are set and checks
-    the roles itself; the context variable is Inspect's own (no public way to ask whether roles
-    were set), read only to tell the two apart."""
-    import contextvars
-
-    from inspect_ai.model._model import _model_roles
-
-    if roles_come_at_eval():
+    from the first sample. Any other builder (``biaslab run``, a notebook that builds the task and
+    passes ``model_roles`` to ``inspect_ai.eval``) gets its roles later, and Inspect's context may
+    still hold an earlier eval's: the roles are read only while Inspect itself is building the
+    task (:func:`_inside_inspects_task_resolution`); elsewhere a missing judge fails each sample
+    with :data:`NO_JUDGE` (:func:`judge_model`)."""
+    if roles_come_at_eval() or not _inside_inspects_task_resolution():
         return
-    if _model_roles in contextvars.copy_context() and "judge" not in model_roles():
+    if "judge" not in model_roles():
         raise TaskArgumentError(NO_JUDGE)
+
+
+#: the Inspect function that sets an eval's model roles and then builds its tasks (``eval``,
+#: ``eval_set`` and ``inspect eval`` all build through it)
+_RESOLVER = ("inspect_ai._eval.eval", "eval_resolve_tasks")
+
+
+def _inside_inspects_task_resolution() -> bool:
+    """Whether this task is being built by Inspect's ``eval_resolve_tasks``, i.e. right after it set
+    this eval's roles. Inspect offers no public way to ask whether roles were set for the eval at
+    hand (its context variable outlives the eval that set it), so the call stack is read."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if (frame.f_globals.get("__name__"), code.co_name) == _RESOLVER:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def build_task(items: Sequence[Item], settings: TaskSettings) -> Task:
