@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +104,34 @@ def test_parameter_and_env_choose_the_gguf(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @needs_server
+@pytest.mark.skipif(not HAVE_RUNTIME, reason="xllamacpp not installed")
+def test_the_server_reuses_its_slot_cache_and_never_the_ram_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parameters the server is started with: each slot keeps its prompt cache (the prefix
+    reuse), the host-RAM cache stays off (see ``RAM_CACHE_MIB``), and no load failure is a
+    traceback. The native server is replaced by one that records its parameters and refuses."""
+    import xllamacpp
+
+    from biaslab.local import server
+
+    seen: list[object] = []
+
+    def refusing_server(params: object) -> None:
+        seen.append(params)
+        raise RuntimeError("not loaded in this test")
+
+    monkeypatch.setattr(xllamacpp, "Server", refusing_server)
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"")
+    with pytest.raises(BiaslabError, match="could not load"):
+        server._start(server.ServerSpec(gguf), timeout=1.0)
+    [params] = seen
+    assert params.cache_prompt is True  # type: ignore[attr-defined]
+    assert params.cache_ram_mib == 0 == server.RAM_CACHE_MIB  # type: ignore[attr-defined]
+    assert params.hostnames == ["127.0.0.1"]  # type: ignore[attr-defined]
+
+
 def test_bundled_gguf_is_the_known_file() -> None:
     bundled = weights.bundled_gguf()
     assert bundled is not None

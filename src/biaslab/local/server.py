@@ -36,8 +36,9 @@ DEFAULT_PARALLEL = 1
 DEFAULT_START_TIMEOUT = 120.0
 RAM_CACHE_MIB = 0
 """Host-RAM prompt cache, off: with it on, a conversation whose slot state was swapped out and back
-in answered differently from the same conversation run alone (tests/local, concurrency test).
-Each turn still reuses its slot's KV cache (``cache_prompt``), which is where the speed-up is."""
+in was seen to answer differently from the same conversation run alone. Each turn still reuses its
+slot's KV cache (``cache_prompt``), which is where the speed-up is. The setting is checked in
+tests/local (the server's parameters); the concurrency test checks answers, not this cache."""
 _LOG_ERRORS_ONLY = 1  # llama.cpp verbosity threshold: 1 prints errors, -1 prints nothing
 
 
