@@ -25,6 +25,7 @@ from biaslab.suites.defeasible.original import (
     import_conversations,
     predicate,
 )
+from tests.helpers.schema import assert_turn_meta_is_json
 
 ASK = (
     "Question: Given all the information so far about {s}, does the information support the "
@@ -164,6 +165,7 @@ def test_a_default_conversation_is_relabelled_with_the_file_wording_kept(tmp_pat
     path = write(tmp_path, dataset(default_conversation()))
     result = import_conversations(path, config(), 150)
     assert result.skipped == []
+    assert_turn_meta_is_json(result.items)  # imported turns keep the JSON-only meta contract
     (item,) = result.items
     kinds = [t.kind for t in item.turns]
     assert kinds[:3] == ["initial", "entailment", "effect"]
