@@ -208,21 +208,44 @@ def read_generation_meta(items_path: Path) -> GenerationMeta:
         raise BiaslabError(f"{path}: {where}: {first['msg']}") from None
 
 
+#: what :func:`jsonl_objects` tells ``unreadable`` of a line it skips: (line number, reason, detail)
+Unreadable = Callable[[int, str, str], None]
+
+
 def jsonl_objects(
-    lines: Iterable[str], where: Callable[[int], str]
+    lines: Iterable[str], where: Callable[[int], str], unreadable: Unreadable | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of JSON-lines text. A line that is not JSON,
-    or not a JSON object, is a one-line error that starts with ``where(line number)``."""
+    or not a JSON object, is a one-line error that starts with ``where(line number)`` (our own
+    files: one bad line means the file is not what we wrote); given ``unreadable``, it is reported
+    there instead and skipped (other people's files, where one bad line must not cost the rest)."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
+            if unreadable is None:
+                raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
+            unreadable(number, "not valid JSON", exc.msg)
+            continue
         if not isinstance(data, dict):
-            raise BiaslabError(f"{where(number)}: expected a JSON object")
+            if unreadable is None:
+                raise BiaslabError(f"{where(number)}: expected a JSON object")
+            unreadable(number, "not a JSON object", f"a JSON {json_kind(data)}")
+            continue
         yield number, data
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's own words (for saying why it is not an object)."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
 
 
 def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:
