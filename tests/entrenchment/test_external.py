@@ -1,5 +1,7 @@
 """Belief trajectories from a file (``biaslab analyze BELIEFS.csv --suite entrenchment``): the same
-analysis as the run they came from, incomplete rows counted, malformed files one line."""
+analysis as the run they came from; rows that cannot be used (unreadable, unplaceable, or part of a
+contradiction) counted by reason, the rest analysed as if they were alone; a file with nothing
+usable is one line."""
 
 from __future__ import annotations
 
@@ -91,6 +93,84 @@ def test_incomplete_rows_are_counted_not_refused(run_frame: pd.DataFrame, tmp_pa
     assert setup.unparsed_reasons.get("belief not a number") == 1
 
 
+def _analysed(path: Path) -> dict[str, object]:
+    """A file's results without the ``import`` decision (which counts what was left out)."""
+    results = analyze(read_beliefs_file(path)).model_dump()
+    results["decisions"].pop("import")
+    return results
+
+
+def _without(rows: list[dict[str, object]], **match: object) -> list[dict[str, object]]:
+    return [r for r in rows if any(r[k] != v for k, v in match.items())]
+
+
+def test_two_beliefs_for_one_step_leave_out_the_whole_trajectory(
+    run_frame: pd.DataFrame, tmp_path: Path
+) -> None:
+    rows = _belief_rows(run_frame)
+    question = rows[0]["question_id"]
+    replicate_1 = next(r for r in rows if r["question_id"] == question and r["replicate"] == 1)
+    clash = {**replicate_1, "belief": 0.123}
+    path = _write(tmp_path / "b.jsonl", [*rows[:5], clash, *rows[5:]])
+    note = analyze(read_beliefs_file(path)).decisions["import"]
+    n_gone = sum(1 for r in rows if r["question_id"] == question) + 1  # every replicate
+    assert (
+        f"; {n_gone} rows left out ({n_gone} of a trajectory given two different beliefs " in note
+    )
+    assert f"question {question!r}, step {replicate_1['step']}, lines " in note
+    assert _analysed(path) == _analysed(
+        _write(tmp_path / "good.jsonl", _without(rows, question_id=question))
+    )
+
+
+def test_two_truths_for_a_question_in_one_setup_leave_out_its_rows_there(
+    run_frame: pd.DataFrame, tmp_path: Path
+) -> None:
+    rows = _belief_rows(run_frame)
+    question = rows[-1]["question_id"]
+    flipped = {**rows[-1], "truth": 1 - int(str(rows[-1]["truth"])), "step": 0, "replicate": 7}
+    path = _write(tmp_path / "b.csv", [*rows, flipped])
+    n_gone = sum(1 for r in rows if r["question_id"] == question) + 1
+    note = analyze(read_beliefs_file(path)).decisions["import"]
+    assert f"{n_gone} of a question given two different truths in one setup (first: line " in note
+    good = _write(tmp_path / "good.csv", _without(rows, question_id=question))
+    assert _analysed(path) == _analysed(good)
+
+
+def test_a_question_id_in_another_setup_with_another_truth_is_another_question(
+    tmp_path: Path,
+) -> None:
+    """Truth is read per (setup, question_id): the same id in two setups, two outcomes."""
+    rows = []
+    for setup, truth in (("a", 1), ("b", 0)):
+        for step, belief in enumerate((0.5, 0.7, 0.8)):
+            rows.append({"model": "m", "question_id": "q1", "step": step, "belief": belief,
+                         "truth": truth, "setup": setup})  # fmt: skip
+    frame = read_beliefs_file(_write(tmp_path / "b.csv", rows))
+    assert frame.groupby("domain")["outcome"].unique().to_dict() == {"a": [1], "b": [0]}
+    assert "left out" not in frame.attrs["import"]
+    briers = {s.domain: s.brier_final for s in analyze(frame).setups}
+    assert briers == {"a": pytest.approx(0.2**2), "b": pytest.approx(0.8**2)}
+
+
+def test_rows_the_reader_cannot_read_are_counted(run_frame: pd.DataFrame, tmp_path: Path) -> None:
+    rows = _belief_rows(run_frame)
+    lines = [json.dumps(r) for r in rows]
+    path = tmp_path / "b.jsonl"
+    path.write_text("\n".join([lines[0], "{oops", "[1]", *lines[1:], '"x"']) + "\n")
+    note = analyze(read_beliefs_file(path)).decisions["import"]
+    assert "; 3 rows left out (2 not a JSON object (first: line 3: a JSON array); " in note
+    assert "1 not valid JSON (line 2: " in note
+    assert _analysed(path) == _analysed(_write(tmp_path / "good.jsonl", rows))
+    text = pd.DataFrame(rows).to_csv(index=False).splitlines()
+    broken = tmp_path / "b.csv"
+    broken.write_text("\n".join([*text[:3], "m,q", "m,q,0,0.5,0,judge,1,urn,x", *text[3:]]) + "\n")
+    note = analyze(read_beliefs_file(broken)).decisions["import"]
+    assert "1 with fewer values than columns (line 4: 2 values for 8 columns)" in note
+    assert "1 with more values than columns (line 5: 9 values for 8 columns)" in note
+    assert _analysed(broken) == _analysed(_write(tmp_path / "good.csv", rows))
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
@@ -98,13 +178,19 @@ def test_incomplete_rows_are_counted_not_refused(run_frame: pd.DataFrame, tmp_pa
         ("model,question_id,step,belief\n,q,0,0.5\nm,q,x,0.5\n", "no usable belief rows"),
         (
             "model,question_id,step,belief\nm,q,0,0.5\nm,q,0,0.6\n",
-            "lines 2 and 3: two beliefs",
+            "no usable belief rows (2 of a trajectory given two different beliefs for one step "
+            "(first: line 2: question 'q', step 0, lines 2, 3))",
         ),
-        ("model,question_id,step,belief,truth\nm,q,0,0.5,1\nm,q,1,0.6,0\n", "two different"),
+        (
+            "model,question_id,step,belief,truth\nm,q,0,0.5,1\nm,q,1,0.6,0\n",
+            "no usable belief rows (2 of a question given two different truths in one setup "
+            "(first: line 2: question 'q'))",
+        ),
+        ("model,question_id,step,belief\nm,q\nm,q,0,0.5,1\n", "no usable belief rows (1 with "),
         ("", "missing columns model, question_id, step, belief"),
     ],
 )
-def test_malformed_files_are_one_line(
+def test_files_without_a_usable_row_are_one_line(
     text: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "beliefs.csv"
@@ -114,14 +200,15 @@ def test_malformed_files_are_one_line(
     assert len(err) == 1 and fragment in err[0], err
 
 
-def test_malformed_json_lines_are_one_line(
+def test_json_lines_without_a_usable_row_are_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "beliefs.jsonl"
-    path.write_text('{"model": "m", "question_id": "q", "step": 0, "belief": 0.5}\n{"model"\n')
+    path.write_text('{"model"\n[1]\n', encoding="utf-8")
     assert main(["analyze", str(path), "--suite", "entrenchment"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "line 2: not valid JSON" in err[0]
+    assert len(err) == 1 and "no usable belief rows (1 not a JSON object (line 2" in err[0]
+    assert "1 not valid JSON (line 1: " in err[0]
     path.write_text('{"id": 1, "p": 0.5}\n')
     assert main(["analyze", str(path), "--suite", "entrenchment"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
