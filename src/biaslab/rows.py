@@ -16,8 +16,9 @@ lacks a field is the importer's to count. A file with no usable row is the impor
   more or fewer values than the header has columns (which value is missing cannot be known), a
   row with a NUL byte, a row the CSV reader refuses (a quote opened and never closed takes the
   rest of the file with it: one record, lines named), blank lines are skipped.
-* ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`); a line
-  that is not JSON, or not an object, is left out and counted.
+* ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`; lines end
+  at ``\n``, a ``\r`` before it is allowed); a line that is not JSON, or not an object, is left
+  out and counted.
 * ``.json``: a list of objects, or an object holding one under a key the caller names (``line``
   is then the record's position, 1-based); a record that is not an object is left out and counted.
 """
@@ -120,7 +121,10 @@ def read_rows(
         left_out.unit = "record"
         records = _json_records(path.name, text, json_keys, unreadable)
     else:
-        records = jsonl_objects(text.splitlines(), lambda n: f"{path.name} line {n}", unreadable)
+        # lines end at "\n" only: str.splitlines would also split at U+2028 and the like, which
+        # JSON allows unescaped inside a string
+        lines = text.split("\n")
+        records = jsonl_objects(lines, lambda n: f"{path.name} line {n}", unreadable)
     shape_checked = False
     for number, record in records:
         if not shape_checked:

@@ -176,7 +176,8 @@ def write_items(path: Path, items: Sequence[Item], meta: GenerationMeta) -> None
 def read_items(path: Path) -> list[Item]:
     """Read a JSONL file of items, naming the line of the first malformed record."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # "\n" only: write_items leaves U+2028 and the like unescaped, and splitlines splits there
+        lines = path.read_text(encoding="utf-8").split("\n")
     except OSError as exc:
         raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
