@@ -4,14 +4,21 @@ one line naming the file and the line."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
 from biaslab.rows import LeftOut, read_rows
 from biaslab.schema import jsonl_objects
+from tests.helpers.junk import csv_junk, is_blank, jsonl_junk, with_junk
 
 REQUIRED = ("model", "answer")
 
@@ -186,3 +193,38 @@ def test_our_own_jsonl_files_still_stop_at_a_bad_line() -> None:
     skipped: list[tuple[int, str, str]] = []
     found = list(jsonl_objects(lines, str, lambda *args: skipped.append(args)))
     assert found == [(1, {"a": 1})] and skipped == [(2, "not a JSON object", "a JSON array")]
+
+
+_GOOD_VALUE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"))
+_GOOD_ROWS = st.lists(
+    st.fixed_dictionaries({"model": _GOOD_VALUE.filter(str.strip), "answer": _GOOD_VALUE}),
+    min_size=1,
+    max_size=5,
+)
+
+
+def _csv_record(row: dict[str, str]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerow([row["model"], row["answer"]])  # quotes a value with "\r" or "\n"
+    return out.getvalue().removesuffix("\r\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(good=_GOOD_ROWS, suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_lines_never_stop_the_reader_nor_change_the_rows_it_reads(
+    good: list[dict[str, str]], suffix: str, data: st.DataObject
+) -> None:
+    """Whatever junk stands between the records of a good file, the reader yields the good rows
+    as they are and counts every junk line that is not blank."""
+    if suffix == ".csv":
+        records = [_csv_record(row) for row in good]
+        lines, junk = data.draw(with_junk(records, csv_junk(len(REQUIRED))))
+        text = "\n".join(["model,answer", *lines]) + "\n"
+    else:
+        records = [json.dumps(row, ensure_ascii=False) for row in good]
+        lines, junk = data.draw(with_junk(records, jsonl_junk()))
+        text = "\n".join(lines) + "\n"
+    with tempfile.TemporaryDirectory() as directory:
+        found, left_out = rows(write(Path(directory), "a" + suffix, text))
+    assert [row for _, row in found] == good
+    assert left_out.total == sum(not is_blank(line, suffix) for line in junk)

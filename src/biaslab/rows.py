@@ -76,10 +76,12 @@ class LeftOut:
         return "; ".join(parts)
 
 
-def read_text(path: Path) -> str:
-    """A file's text, or one line saying why it cannot be read."""
+def read_text(path: Path, newline: str | None = None) -> str:
+    """A file's text, or one line saying why it cannot be read. ``newline=""`` keeps line ends as
+    they are (the csv module's own rule: a quoted value may hold a ``\r\n`` of its own)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with path.open(encoding="utf-8-sig", newline=newline) as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
     except IsADirectoryError:
@@ -109,7 +111,7 @@ def read_rows(
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise BiaslabError(f"{path.name}: expected a {', '.join(SUFFIXES)} file")
-    text = read_text(path)
+    text = read_text(path, "" if suffix == ".csv" else None)
     if suffix == ".csv":
         yield from _csv_rows(path.name, text, (required, optional), example, left_out)
         return
