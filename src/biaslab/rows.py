@@ -17,8 +17,8 @@ lacks a field is the importer's to count. A file with no usable row is the impor
   row with a NUL byte, a row the CSV reader refuses (a quote opened and never closed takes the
   rest of the file with it: one record, lines named), blank lines are skipped.
 * ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`; lines end
-  at ``\n``, a ``\r`` before it is allowed); a line that is not JSON, or not an object, is left
-  out and counted.
+  at ``\n``, as JSON Lines says, and a ``\r`` before it is whitespace); a line that is not JSON, or
+  not an object, is left out and counted.
 * ``.json``: a list of objects, or an object holding one under a key the caller names (``line``
   is then the record's position, 1-based); a record that is not an object is left out and counted.
 """
@@ -76,11 +76,12 @@ class LeftOut:
         return "; ".join(parts)
 
 
-def read_text(path: Path, newline: str | None = None) -> str:
-    """A file's text, or one line saying why it cannot be read. ``newline=""`` keeps line ends as
-    they are (the csv module's own rule: a quoted value may hold a ``\r\n`` of its own)."""
+def read_text(path: Path) -> str:
+    """A file's text with its line ends as they are, or one line saying why it cannot be read.
+    Line ends are the reader's to find: a quoted CSV value may hold a ``\r\n`` of its own (the
+    csv module's rule), and a JSON Lines line ends at ``\n`` only (a ``\r`` is JSON whitespace)."""
     try:
-        with path.open(encoding="utf-8-sig", newline=newline) as handle:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             return handle.read()
     except UnicodeDecodeError as exc:
         raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
@@ -111,7 +112,7 @@ def read_rows(
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise BiaslabError(f"{path.name}: expected a {', '.join(SUFFIXES)} file")
-    text = read_text(path, "" if suffix == ".csv" else None)
+    text = read_text(path)
     if suffix == ".csv":
         yield from _csv_rows(path.name, text, (required, optional), example, left_out)
         return
@@ -123,8 +124,8 @@ def read_rows(
         left_out.unit = "record"
         records = _json_records(path.name, text, json_keys, unreadable)
     else:
-        # lines end at "\n" only: str.splitlines would also split at U+2028 and the like, which
-        # JSON allows unescaped inside a string
+        # lines end at "\n" only: str.splitlines would also split at "\r", U+2028 and the like,
+        # which JSON allows as whitespace or unescaped inside a string
         lines = text.split("\n")
         records = jsonl_objects(lines, lambda n: f"{path.name} line {n}", unreadable)
     shape_checked = False

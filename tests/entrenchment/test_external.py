@@ -6,10 +6,13 @@ usable is one line."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.cli import main
 from biaslab.suites.entrenchment.analysis import analyze
@@ -18,6 +21,7 @@ from biaslab.suites.entrenchment.external import NO_BASELINE, read_beliefs_file
 from biaslab.suites.entrenchment.generate import generate
 from biaslab.suites.entrenchment.inprocess import run_agents
 from biaslab.suites.entrenchment.results import EntrenchmentResults
+from tests.helpers.junk import csv_junk, is_blank, jsonl_junk, with_junk
 
 COMPARED = ("n_questions", "n_pairs", "mean_steps", "m", "m_lo", "m_hi", "m_p", "m_mde",
             "m_first_last", "m_iv", "m_iv_lo", "m_iv_hi", "n_iv_pairs", "brier_first",
@@ -169,6 +173,47 @@ def test_rows_the_reader_cannot_read_are_counted(run_frame: pd.DataFrame, tmp_pa
     assert "1 with fewer values than columns (line 4: 2 values for 8 columns)" in note
     assert "1 with more values than columns (line 5: 9 values for 8 columns)" in note
     assert _analysed(broken) == _analysed(_write(tmp_path / "good.csv", rows))
+
+
+SMALL = [
+    {"model": "m", "question_id": f"q{q}", "step": step, "belief": belief, "truth": q % 2}
+    for q in range(3)
+    for step, belief in enumerate((0.5, 0.6 + q / 10, 0.4))
+]
+
+
+def _imported(path: Path) -> str:
+    """An imported frame as text (its ``import`` summary, which counts what was left out, aside;
+    the file's name is in it as ``run_key``)."""
+    frame = read_beliefs_file(path)
+    return frame.to_json(orient="records") + str(list(frame.dtypes))
+
+
+@settings(max_examples=40, deadline=None)
+@given(suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_anywhere_in_a_good_file_changes_nothing_read(
+    suffix: str, data: st.DataObject
+) -> None:
+    """Lines the reader cannot read and rows that cannot be placed (a step that is no number),
+    put in anywhere, are counted and leave the beliefs read from the good rows as they are."""
+    unplaced = st.text("abcxyz", min_size=1, max_size=4)
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "good").mkdir()
+        good = _write(Path(directory) / "good" / f"b{suffix}", SMALL)  # the same name: run_key
+        records = good.read_text(encoding="utf-8").splitlines()
+        if suffix == ".csv":
+            bad = unplaced.map(lambda step: f"m,q0,{step},0.5,1")
+            lines, junk = data.draw(with_junk(records[1:], csv_junk(5) | bad))
+            lines = [records[0], *lines]
+        else:
+            bad = unplaced.map(lambda step: json.dumps({**SMALL[0], "step": step}))
+            lines, junk = data.draw(with_junk(records, jsonl_junk() | bad))
+        path = Path(directory) / f"b{suffix}"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert _imported(path) == _imported(good)
+        counted = sum(not is_blank(line, suffix) for line in junk)
+        summary = read_beliefs_file(path).attrs["import"]
+        assert (f"; {counted} rows left out (" in summary) == (counted > 0)
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,14 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.cli import cli, main
 from biaslab.errors import BiaslabError
@@ -21,6 +24,7 @@ from biaslab.schema import GenerationMeta, read_items, write_items
 from biaslab.suites.fallacy.analysis import analyze
 from biaslab.suites.fallacy.external import read_answers
 from biaslab.suites.fallacy.suite import SUITE
+from tests.helpers.junk import CSV_VALUE, csv_junk, is_blank, jsonl_junk, with_junk
 
 MODELS = ("oracle", "etr", "random")
 PROBLEMS = [
@@ -213,6 +217,38 @@ def test_rows_the_reader_cannot_read_are_counted_and_the_rest_scored(
         "array); 1 not valid JSON (line 3: Expecting property name enclosed in double quotes)"
     ]
     assert _scored(frame) == _scored(read_answers(good, items))
+
+
+@settings(max_examples=25, deadline=None)
+@given(suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_anywhere_in_a_good_file_changes_nothing_scored(
+    items: Path, suffix: str, data: st.DataObject
+) -> None:
+    """Lines the reader cannot read and answers to unknown problems, put in anywhere, are counted
+    and leave the answers scored from the good rows as they are."""
+    rows = [
+        {"model": "m", "problem_id": "mp", "answer": "Answer: nothing follows"},
+        {"model": "n", "problem_id": "inc", "answer": "Answer: a is P", "order": "reversed"},
+    ]
+    unknown = CSV_VALUE.filter(lambda name: name.strip() not in {"", "mp", "inc"})
+    with tempfile.TemporaryDirectory() as directory:
+        good = Path(directory) / f"good{suffix}"
+        if suffix == ".csv":
+            records = _write_csv(good, rows).read_text(encoding="utf-8").splitlines()
+            bad = unknown.map(lambda name: f"m,{name},Answer: x,,")
+            lines, junk = data.draw(with_junk(records[1:], csv_junk(5) | bad))
+            lines = [records[0], *lines]
+        else:
+            records = _write_jsonl(good, rows).read_text(encoding="utf-8").splitlines()
+            bad = unknown.map(lambda name: json.dumps({**rows[0], "problem_id": name}))
+            lines, junk = data.draw(with_junk(records, jsonl_junk() | bad))
+        path = Path(directory) / f"b{suffix}"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        frame = read_answers(path, items)
+        assert _scored(frame) == _scored(read_answers(good, items))
+        counted = sum(not is_blank(line, suffix) for line in junk)
+        skipped = f"; skipped {counted} row{'s' * (counted != 1)}: " if counted else ""
+        assert frame.attrs["notes"][0].startswith(f"{path.name}: read 2 answers{skipped}")
 
 
 def test_an_answer_without_an_answer_line(items: Path, tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 #: any text on one line (surrogates cannot be written as UTF-8)
 _ONE_LINE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")
 #: a CSV value that needs no quoting (a stray quote could open a field that swallows good rows:
-#: that case is tested on its own, with the lines it costs named)
-_CSV_VALUE = st.text(
+#: that case is tested on its own, with the lines it costs named), without a NUL byte
+CSV_VALUE = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters='",\r\n\x00'), max_size=8
 )
 
@@ -35,13 +35,13 @@ def jsonl_junk() -> st.SearchStrategy[str]:
 def csv_junk(width: int) -> st.SearchStrategy[str]:
     """A line of a CSV file of ``width`` columns that cannot be read as a row: the wrong number
     of values, a NUL byte, or a quoted value with text after its closing quote."""
-    wrong_width = st.lists(_CSV_VALUE, min_size=1, max_size=2 * width + 1).filter(
+    wrong_width = st.lists(CSV_VALUE, min_size=1, max_size=2 * width + 1).filter(
         lambda values: len(values) != width
     )
-    with_nul = st.lists(_CSV_VALUE, min_size=width, max_size=width).map(
+    with_nul = st.lists(CSV_VALUE, min_size=width, max_size=width).map(
         lambda values: ",".join(values) + "\x00"
     )
-    broken = st.tuples(_CSV_VALUE, _CSV_VALUE).map(lambda pair: f'"{pair[0]}"x{pair[1]}')
+    broken = st.tuples(CSV_VALUE, CSV_VALUE).map(lambda pair: f'"{pair[0]}"x{pair[1]}')
     return wrong_width.map(",".join) | with_nul | broken
 
 

@@ -9,22 +9,33 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.cli import cli, main
 from biaslab.errors import BiaslabError
 from biaslab.frames import frame_at
 from biaslab.suites.tokenbias.analysis import analyze
 from biaslab.suites.tokenbias.config import Config
-from biaslab.suites.tokenbias.external import COLUMNS, long_answers, read_answers, to_records
+from biaslab.suites.tokenbias.directions import FAMILIES
+from biaslab.suites.tokenbias.external import (
+    COLUMNS,
+    EXAMPLE,
+    long_answers,
+    read_answers,
+    to_records,
+)
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.levels import answer_rows
 from biaslab.suites.tokenbias.suite import SUITE
+from tests.helpers.junk import CSV_VALUE, csv_junk, is_blank, jsonl_junk, with_junk
 
 MODELS = ("token-biased", "no-bias")
 SEEDS = (1, 2)
@@ -241,6 +252,42 @@ def test_a_quote_never_closed_costs_the_rows_it_swallows_and_says_so(tmp_path: P
     (note,) = read_answers(broken).attrs["notes"]
     assert "1 not valid CSV (line 4: " in note
     _same_results(broken, _answers(tmp_path, HEADER, *GOOD, name="good.csv"))
+
+
+def _read(path: Path) -> str:
+    """An imported table as text (its notes, which count the rows left out, aside)."""
+    frame = read_answers(path)
+    return frame.to_json(orient="records") + str(list(frame.dtypes))
+
+
+_NOT_A_FAMILY = CSV_VALUE.filter(lambda family: family.strip() not in FAMILIES)
+
+
+@settings(max_examples=40, deadline=None)
+@given(suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_anywhere_in_a_good_file_changes_nothing_read(
+    suffix: str, data: st.DataObject
+) -> None:
+    """Lines the reader cannot read and rows with a bad family, put in anywhere, are counted and
+    leave the answers read from the good rows as they are."""
+    with tempfile.TemporaryDirectory() as directory:
+        good = _answers(Path(directory), HEADER, *GOOD, name="good.csv")
+        if suffix == ".csv":
+            bad_rows = _NOT_A_FAMILY.map(lambda f: f"m,{f},H1,direct,p1,original,true,true")
+            lines, junk = data.draw(with_junk(GOOD, csv_junk(8) | bad_rows))
+            path = _answers(Path(directory), HEADER, *lines)
+        else:
+            records = [json.dumps(r) for r in to_records(read_answers(good))]
+            bad_objects = _NOT_A_FAMILY.map(lambda f: json.dumps({**EXAMPLE, "family": f}))
+            lines, junk = data.draw(with_junk(records, jsonl_junk() | bad_objects))
+            path = _answers(Path(directory), *lines, name="a.jsonl")
+        assert _read(path) == _read(good)
+        counted = sum(not is_blank(line, suffix) for line in junk)
+        notes = read_answers(path).attrs.get("notes", [])
+        if counted:
+            assert len(notes) == 1 and notes[0].startswith(f"{path.name}: {counted} row(s) left")
+        else:
+            assert notes == []
 
 
 def test_file_level_errors(tmp_path: Path) -> None:
