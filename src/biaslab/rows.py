@@ -37,6 +37,9 @@ from biaslab.errors import BiaslabError
 from biaslab.schema import json_kind, jsonl_objects
 
 SUFFIXES = (".csv", ".jsonl", ".json")
+#: the largest whole number a table's integer columns hold (pandas' int64): a seed, step or epoch
+#: beyond it is a bad value of its row, not an overflow of the whole file
+LARGEST_INTEGER = 2**63 - 1
 
 
 class LeftOut:

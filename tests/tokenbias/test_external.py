@@ -304,6 +304,7 @@ def test_file_level_errors(tmp_path: Path) -> None:
         ((HEADER + ",seed,seed", good + ",1,2"), "a7.csv line 1: column seed named twice"),
         ((HEADER, '"m",li"nda'), r"no usable answers \(1 with fewer values than columns"),
         ((HEADER, 'm,"linda'), r"no usable answers \(1 with a quote never closed"),
+        ((HEADER + ",seed", good + f",{2**63}"), r"seed \(line 2: 9223372036854775808 is beyond 64"),
     ]  # fmt: skip
     for number, (lines, message) in enumerate(cases):
         suffix = ".jsonl" if "jsonl" in message else ".csv"

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
 from biaslab.suites.entrenchment.beliefs import EMPTY, NOT_NUMBER, OUT_OF_RANGE
 
 if TYPE_CHECKING:
@@ -157,10 +157,10 @@ def _row(raw: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         return None, "without a question_id"
     step = _whole(raw.get("step"))
     if step is None:
-        return None, "with a step that is not a whole number ≥ 0"
+        return None, "with a step that is not a whole number in [0, 2^63)"
     replicate = _whole(raw.get("replicate"), default=0)
     if replicate is None:
-        return None, "with a replicate that is not a whole number ≥ 0"
+        return None, "with a replicate that is not a whole number in [0, 2^63)"
     truth = _truth(raw.get("truth"))
     if truth == "bad":
         return None, "with a truth that is not 0/1"
@@ -187,16 +187,27 @@ def _text(value: Any) -> str:
 
 
 def _whole(value: Any, default: int | None = None) -> int | None:
-    """A whole number ≥ 0 (``3``, ``"3"``, ``3.0``); ``default`` when absent or empty."""
+    """A whole number ≥ 0 (``3``, ``"3"``, ``3.0``) that a 64-bit column holds; ``default`` when
+    absent or empty. Digits are read as an integer, not through a float, which would round
+    ``9007199254740993`` to a neighbour."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return default
     if isinstance(value, bool):
         return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return int(number) if number.is_integer() and number >= 0 else None
+    if isinstance(value, int):
+        number = value
+    else:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            try:
+                as_float = float(value)
+            except (TypeError, ValueError):
+                return None
+            if not as_float.is_integer():
+                return None
+            number = int(as_float)
+    return number if 0 <= number <= LARGEST_INTEGER else None
 
 
 def _truth(value: Any) -> int | str | None:

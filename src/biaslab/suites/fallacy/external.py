@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
 from biaslab.schema import Item, read_items
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ def _epoch(value: Any) -> int:
         epoch = int(str(value).strip())
     except ValueError:
         raise _Unusable("with an epoch that is not an integer ≥ 1") from None
-    if epoch < 1:
+    if not 1 <= epoch <= LARGEST_INTEGER:
         raise _Unusable("with an epoch that is not an integer ≥ 1")
     return epoch
 

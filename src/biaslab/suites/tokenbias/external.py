@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
 from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
@@ -294,6 +294,8 @@ def _optional_int(value: Any, lowest: int | None, fail: Fail) -> int | None:
         raise fail(f"{value!r} is not an integer") from None
     if lowest is not None and number < lowest:
         raise fail(f"{number} is below {lowest}")
+    if abs(number) > LARGEST_INTEGER:
+        raise fail(f"{number} is beyond 64-bit integers")
     return number
 
 
