@@ -408,6 +408,22 @@ def test_one_member_answered_twice_differently_is_left_out_and_its_pair_incomple
     assert results.model_dump_json() == analyze(read_answers(without)).model_dump_json()
 
 
+def test_rows_left_out_are_named_on_stderr_in_results_and_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _answers(tmp_path, HEADER, *GOOD, "m,linda,H1,direct,p9,original,maybe,true")
+    note = (
+        "a.csv: 1 row(s) left out (a pair that lost one member is incomplete): 1 with a bad value "
+        "in column correct (line 8: 'maybe' is not true or false)"
+    )
+    out = tmp_path / "results.json"
+    assert main(["analyze", str(path), "--suite", "tokenbias", "-o", str(out)]) == 0
+    assert f"biaslab: {note}" in capsys.readouterr().err
+    assert json.loads(out.read_text(encoding="utf-8"))["notes"] == [note]
+    assert main(["report", str(path), "--suite", "tokenbias", "-o", str(tmp_path / "r")]) == 0
+    assert f"- {note}" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
 def test_the_paper_rule_is_chosen_with_p_and_recorded(tmp_path: Path) -> None:
     rows = [HEADER]
     for idx in range(12):  # 9 vs 3 discordant: exact one-sided p 0.073, normal p 0.042
