@@ -76,6 +76,8 @@ GOOD_JSONL = ['{"model": "m1", "answer": "yes"}', '{"model": "m2", "answer": "no
         ("a.jsonl", GOOD_JSONL, '{"model": "m"', "1 not valid JSON (line 2: Expecting ',' delimiter)"),
         ("a.jsonl", GOOD_JSONL, "[1]", "1 not a JSON object (line 2: a JSON array)"),
         ("a.jsonl", GOOD_JSONL, "null", "1 not a JSON object (line 2: a JSON null)"),
+        ("a.jsonl", GOOD_JSONL, '{"model": "m", "answer": "y", "model": "n"}',
+         "1 with a key given twice (line 2: model)"),
         ("a.jsonl", GOOD_JSONL, '{"model": "m", "answer": "y\x00"}', "1 not valid JSON (line 2: "
          "Invalid control character at)"),
     ],
@@ -100,10 +102,18 @@ def test_a_quote_never_closed_is_one_record_naming_the_lines_it_takes(tmp_path: 
 def test_blank_rows_are_skipped_and_a_json_list_counts_records(tmp_path: Path) -> None:
     found, left_out = rows(write(tmp_path, "a.csv", "model,answer\n\n,\n  \nm,yes\n"))
     assert found == [(5, {"model": "m", "answer": "yes"})] and not left_out
-    listed = write(tmp_path, "a.json", '[1, {"model": "m", "answer": 2}, "x", []]')
+    listed = write(
+        tmp_path,
+        "a.json",
+        '[1, {"model": "m", "answer": 2}, "x", [], {"model": "m", "answer": 2, "answer": {"a": 1, '
+        '"a": 2}}, {"model": "n", "answer": {"b": 1, "b": 2}}]',
+    )
     found, left_out = rows(listed)
-    assert found == [(2, {"model": "m", "answer": 2})]
-    assert left_out.text() == "3 not a JSON object (first: record 1: a JSON number)"
+    assert found == [(2, {"model": "m", "answer": 2}), (6, {"model": "n", "answer": {"b": 2}})]
+    assert left_out.text() == (
+        "3 not a JSON object (first: record 1: a JSON number); "
+        "1 with a key given twice (record 5: answer)"
+    )
 
 
 def test_the_first_object_decides_the_shape(tmp_path: Path) -> None:

@@ -17,10 +17,12 @@ lacks a field is the importer's to count. A file with no usable row is the impor
   row with a NUL byte, a row the CSV reader refuses (a quote opened and never closed takes the
   rest of the file with it: one record, lines named), blank lines are skipped.
 * ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`; lines end
-  at ``\n``, as JSON Lines says, and a ``\r`` before it is whitespace); a line that is not JSON, or
-  not an object, is left out and counted.
+  at ``\n``, as JSON Lines says, and a ``\r`` before it is whitespace); a line that is not JSON, not
+  an object, or an object with a key given twice (JSON would keep the last value: a guess) is left
+  out and counted.
 * ``.json``: a list of objects, or an object holding one under a key the caller names (``line``
-  is then the record's position, 1-based); a record that is not an object is left out and counted.
+  is then the record's position, 1-based); a record that is not an object, or gives a key twice,
+  is left out and counted.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import json_kind, jsonl_objects
+from biaslab.schema import json_kind, json_object, jsonl_objects, keys_given_twice
 
 SUFFIXES = (".csv", ".jsonl", ".json")
 #: the largest whole number a table's integer columns hold (pandas' int64): a seed, step or epoch
@@ -237,7 +239,7 @@ def _json_records(
     unreadable: Callable[[int, str, str], None],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=json_object)
     except json.JSONDecodeError as exc:
         hint = " (one object per line is a .jsonl file)" if exc.msg == "Extra data" else ""
         raise BiaslabError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg}){hint}") from None
@@ -250,7 +252,9 @@ def _json_records(
         holders = f" or an object with {' / '.join(repr(k) for k in keys)}" if keys else ""
         raise BiaslabError(f"{name}: expected a list of records{holders}")
     for number, record in enumerate(data, start=1):
-        if isinstance(record, dict):
-            yield number, record
-        else:
+        if not isinstance(record, dict):
             unreadable(number, "not a JSON object", f"a JSON {json_kind(record)}")
+        elif keys_given_twice(record):
+            unreadable(number, "with a key given twice", ", ".join(keys_given_twice(record)))
+        else:
+            yield number, record

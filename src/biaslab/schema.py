@@ -219,12 +219,15 @@ def jsonl_objects(
     """(line number, object) for each non-blank line of JSON-lines text. A line that is not JSON,
     or not a JSON object, is a one-line error that starts with ``where(line number)`` (our own
     files: one bad line means the file is not what we wrote); given ``unreadable``, it is reported
-    there instead and skipped (other people's files, where one bad line must not cost the rest)."""
+    there instead and skipped (other people's files, where one bad line must not cost the rest),
+    as is an object that gives a key twice (our own files are written from dicts: no such check,
+    which would slow reading them)."""
+    hook = None if unreadable is None else json_object
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as exc:
             if unreadable is None:
                 raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
@@ -235,7 +238,34 @@ def jsonl_objects(
                 raise BiaslabError(f"{where(number)}: expected a JSON object")
             unreadable(number, "not a JSON object", f"a JSON {json_kind(data)}")
             continue
+        twice = keys_given_twice(data)
+        if twice and unreadable is not None:
+            unreadable(number, "with a key given twice", ", ".join(twice))
+            continue
         yield number, data
+
+
+class _KeysTwice(dict[str, Any]):
+    """A JSON object in which a key stood more than once (``twice`` names them)."""
+
+    twice: tuple[str, ...] = ()
+
+
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads` that marks an object whose keys repeat:
+    ``json`` itself keeps the last value silently, and which value was meant cannot be known."""
+    data = dict(pairs)
+    if len(data) == len(pairs):
+        return data
+    names = [key for key, _ in pairs]
+    marked = _KeysTwice(data)
+    marked.twice = tuple(sorted({key for key in names if names.count(key) > 1}))
+    return marked
+
+
+def keys_given_twice(data: Any) -> tuple[str, ...]:
+    """The keys that stood twice in a JSON object read with :func:`json_object` (top level)."""
+    return data.twice if isinstance(data, _KeysTwice) else ()
 
 
 def json_kind(value: Any) -> str:
