@@ -180,7 +180,7 @@ def _csv_rows(
             problem = _row_shape(values, len(header))
             if problem is not None:
                 left_out.add(problem[0], start, problem[1])
-            elif any(value.strip() for value in values):  # a blank row is skipped, as a blank line
+            elif "".join(values).strip():  # a blank row is skipped, as a blank line
                 yield start, dict(zip(header, values, strict=True))
         start = reader.line_num + 1
 
@@ -213,16 +213,15 @@ def _csv_header(
 def _row_shape(values: list[str], width: int) -> tuple[str, str] | None:
     """Why a CSV row cannot be read as one record of the header's columns, if it cannot (a row of
     blank values is none of these: it is skipped as blank)."""
-    if not any(value.strip() for value in values):
+    joined = "".join(values)
+    if len(values) == width:
+        return ("with a NUL byte", "") if "\x00" in joined else None
+    if not joined.strip():
         return None
     count = f"{len(values)} value{'s' * (len(values) != 1)} for {width} columns"
     if len(values) > width:
         return "with more values than columns", count
-    if len(values) < width:
-        return "with fewer values than columns", count
-    if any("\x00" in value for value in values):
-        return "with a NUL byte", ""
-    return None
+    return "with fewer values than columns", count
 
 
 def _broken_quoting(exc: csv.Error, start: int, end: int) -> tuple[str, int, str]:

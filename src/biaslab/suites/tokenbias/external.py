@@ -309,33 +309,28 @@ def _consistent(
     be preferred (the pair then misses that member and counts as incomplete); an original and a
     twin that name different ``pair_key`` values leave out both, since which pair they belong to
     cannot be known. Each left-out row is counted in ``left_out`` with the lines involved."""
-    by_pair: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
+    by_member: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
     for number, values in rows:
-        by_pair.setdefault(tuple(values[c] for c in PAIR), []).append((number, values))
-    kept: list[tuple[int, dict[str, Any]]] = []
+        member = (*(values[c] for c in PAIR), values["variant"])
+        by_member.setdefault(member, []).append((number, values))
+    by_pair: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
     repeated = 0
-    for members in by_pair.values():
-        survivors = []
-        for variant in ("original", "twin"):
-            group = [(number, values) for number, values in members if values["variant"] == variant]
-            distinct: list[dict[str, Any]] = []
-            for _, values in group:
-                if values not in distinct:
-                    distinct.append(values)
-            if len(distinct) > 1:
-                lines = [number for number, _ in group]
-                pid = group[0][1]["pair_id"]
-                left_out.add(
-                    "answering one member of a pair in two ways",
-                    lines[0],
-                    f"pair {pid} ({variant}) on lines {', '.join(map(str, lines))}",
-                    count=len(group),
-                )
-            elif group:
-                repeated += len(group) - 1
-                survivors.append(group[0])
-        keys = {values["pair_key"] for _, values in survivors}
-        if len(keys) > 1:
+    for member, group in by_member.items():
+        if any(values != group[0][1] for _, values in group[1:]):
+            lines = [number for number, _ in group]
+            left_out.add(
+                "answering one member of a pair in two ways",
+                lines[0],
+                f"pair {group[0][1]['pair_id']} ({member[-1]}) on lines "
+                f"{', '.join(map(str, lines))}",
+                count=len(group),
+            )
+            continue
+        repeated += len(group) - 1
+        by_pair.setdefault(member[:-1], []).append(group[0])
+    kept: list[tuple[int, dict[str, Any]]] = []
+    for survivors in by_pair.values():
+        if len({values["pair_key"] for _, values in survivors}) > 1:
             named = ", ".join(f"{values['pair_key']!r} (line {n})" for n, values in survivors)
             left_out.add(
                 "of a pair whose original and twin name different pair_keys",
