@@ -59,3 +59,14 @@ def test_unknown_keys_rejected(tmp_path: Path) -> None:
 def test_every_suites_turn_meta_is_json(suite: str) -> None:
     """(The fallacy suite's turns are checked on the set its own tests generate.)"""
     assert_turn_meta_is_json(generate_items(suite, preset=None, n=3, seed=4, params={}).items)
+
+
+def test_a_line_separator_inside_a_text_is_read_back(tmp_path: Path) -> None:
+    """JSON allows U+2028 and U+2029 unescaped in a string, and write_items leaves them so."""
+    turn = Turn(index=0, prompt="A\u2028B\u2029C\x85D", kind="entailment", labels=("yes", "no"),
+                gold="yes")  # fmt: skip
+    items = [Item(suite="demo", id="demo-0", turns=(turn,))]
+    meta = GenerationMeta(suite="demo", generator_version="t", seed=3, config={}, n_items=1)
+    write_items(tmp_path / "a.jsonl", items, meta)
+    assert "\u2028" in (tmp_path / "a.jsonl").read_text(encoding="utf-8")
+    assert read_items(tmp_path / "a.jsonl") == items

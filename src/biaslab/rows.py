@@ -1,20 +1,28 @@
 """Rows of someone else's table: the one reader every importer uses for CSV, JSON Lines and JSON.
 
 An importer declares the columns it needs; this module reads the file as it comes and yields
-``(line, row)`` pairs, so the importer can count and report rows it cannot use without stopping.
-What makes the *file* unreadable is one :class:`~biaslab.errors.BiaslabError` line naming the file
-and the line: not UTF-8, not the format its suffix says, a record that is not an object, and a file
-of the wrong shape: a CSV header without a required column, or a first JSON record without a
-required field (the error names the fields expected and can show a valid record). Extra columns are
-allowed (files from other pipelines carry more than we read); a later record that lacks a field is
-the importer's to count, since one bad row must not cost the rest of the file.
+``(line, row)`` pairs. A record that cannot be read as a row is never a reason to stop: it is
+counted in the importer's :class:`LeftOut` tally by reason, with its line, and the rest of the
+file is read. What makes the *file* unusable is one :class:`~biaslab.errors.BiaslabError` line
+naming the file: not UTF-8, not the format its suffix says (a ``.json`` that does not parse as a
+whole, or holds no list of records), or a file of the wrong shape: a CSV header without a required
+column or naming a column it reads twice, or a first JSON record (the first that is an object)
+without a required field (the error names the fields expected and can show a valid record). Extra
+columns are allowed (files from other pipelines carry more than we read); a later record that
+lacks a field is the importer's to count. A file with no usable row is the importer's one line.
 
 * ``.csv``: a header row, UTF-8 with or without a byte-order mark (spreadsheets write one), quoted
-  fields may span lines (``line`` is where the record starts); a row with more values than the
-  header has columns is reported as such.
-* ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`).
+  fields may span lines (``line`` is where the record starts). Left out and counted: a row with
+  more or fewer values than the header has columns (which value is missing cannot be known), a
+  row with a NUL byte, a row the CSV reader refuses (a quote opened and never closed takes the
+  rest of the file with it: one record, lines named), blank lines are skipped.
+* ``.jsonl``: one JSON object per non-blank line (:func:`biaslab.schema.jsonl_objects`; lines end
+  at ``\n``, as JSON Lines says, and a ``\r`` before it is whitespace); a line that is not JSON, not
+  an object, or an object with a key given twice (JSON would keep the last value: a guess) is left
+  out and counted.
 * ``.json``: a list of objects, or an object holding one under a key the caller names (``line``
-  is then the record's position, 1-based).
+  is then the record's position, 1-based); a record that is not an object, or gives a key twice,
+  is left out and counted.
 """
 
 from __future__ import annotations
@@ -22,20 +30,64 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import jsonl_objects
+from biaslab.schema import json_kind, json_object, jsonl_objects, keys_given_twice
 
 SUFFIXES = (".csv", ".jsonl", ".json")
+#: the largest whole number a table's integer columns hold (pandas' int64): a seed, step or epoch
+#: beyond it is a bad value of its row, not an overflow of the whole file
+LARGEST_INTEGER = 2**63 - 1
+
+
+class LeftOut:
+    """The rows of one file an importer could not use: a count per reason, and the first place
+    (and what was wrong there) of each, so a note can say "2 not valid JSON (first: line 4: …)".
+
+    Reasons are short phrases that read after a count ("not valid JSON", "with a bad value in
+    column correct"); the reader adds its own, the importer adds the rest. ``unit`` is what a
+    position is called ("line", or "record" in a ``.json`` list)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.first: dict[str, tuple[int, str]] = {}
+        self.unit = "line"
+
+    def add(self, reason: str, line: int, detail: str = "", count: int = 1) -> None:
+        """``count`` rows left out for ``reason``; ``line`` the first of them."""
+        self.counts[reason] += count
+        if reason not in self.first or line < self.first[reason][0]:
+            self.first[reason] = (line, detail)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def text(self) -> str:
+        """Every reason with its count and first place, by reason (so the text is deterministic):
+        ``2 not valid JSON (first: line 4: Expecting value); 1 without a model (line 7)``."""
+        parts = []
+        for reason, count in sorted(self.counts.items()):
+            line, detail = self.first[reason]
+            where = f"{'first: ' if count > 1 else ''}{self.unit} {line}"
+            parts.append(f"{count} {reason} ({where}{': ' + detail if detail else ''})")
+        return "; ".join(parts)
 
 
 def read_text(path: Path) -> str:
-    """A file's text, or one line saying why it cannot be read."""
+    """A file's text with its line ends as they are, or one line saying why it cannot be read.
+    Line ends are the reader's to find: a quoted CSV value may hold a ``\r\n`` of its own (the
+    csv module's rule), and a JSON Lines line ends at ``\n`` only (a ``\r`` is JSON whitespace)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         raise BiaslabError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
     except IsADirectoryError:
@@ -48,35 +100,49 @@ def read_rows(
     path: Path,
     required: Sequence[str],
     *,
+    left_out: LeftOut,
+    optional: Sequence[str] = (),
     json_keys: Sequence[str] = (),
     example: Mapping[str, Any] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, row)`` for each record of a ``.csv``, ``.jsonl`` or ``.json`` file.
+    """``(line, row)`` for each readable record of a ``.csv``, ``.jsonl`` or ``.json`` file; a
+    record that cannot be read is added to ``left_out`` and skipped.
 
-    ``required``: columns every record must have (a CSV header without one, or a JSON record without
-    one, is a one-line error naming what is missing and what is expected; ``example``, if given, is
-    shown as a valid record). ``json_keys``: keys under which a ``.json`` object may hold its list.
+    ``required``: columns every record must have (a CSV header without one, or a first JSON record
+    without one, is a one-line error naming what is missing and what is expected; ``example``, if
+    given, is shown as a valid record). ``optional``: the other columns the importer reads (a CSV
+    header naming a read column twice is an error: which one is meant cannot be known).
+    ``json_keys``: keys under which a ``.json`` object may hold its list.
     """
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise BiaslabError(f"{path.name}: expected a {', '.join(SUFFIXES)} file")
     text = read_text(path)
     if suffix == ".csv":
-        yield from _csv_rows(path.name, text, required, example)
+        yield from _csv_rows(path.name, text, (required, optional), example, left_out)
         return
-    records = (
-        jsonl_objects(text.splitlines(), lambda number: f"{path.name} line {number}")
-        if suffix == ".jsonl"
-        else _json_records(path.name, text, json_keys)
-    )
-    for position, (number, record) in enumerate(records):
-        missing = [column for column in required if column not in record]
-        if missing and position == 0:
-            where = "line" if suffix == ".jsonl" else "record"
-            raise BiaslabError(
-                f"{path.name} {where} {number}: missing {_fields(missing)}"
-                + _expected(required, example)
-            )
+
+    def unreadable(number: int, reason: str, detail: str) -> None:
+        left_out.add(reason, number, detail)
+
+    if suffix == ".json":
+        left_out.unit = "record"
+        records = _json_records(path.name, text, json_keys, unreadable)
+    else:
+        # lines end at "\n" only: str.splitlines would also split at "\r", U+2028 and the like,
+        # which JSON allows as whitespace or unescaped inside a string
+        lines = text.split("\n")
+        records = jsonl_objects(lines, lambda n: f"{path.name} line {n}", unreadable)
+    shape_checked = False
+    for number, record in records:
+        if not shape_checked:
+            missing = [column for column in required if column not in record]
+            if missing:
+                raise BiaslabError(
+                    f"{path.name} {left_out.unit} {number}: missing {_fields(missing)}"
+                    + _expected(required, example)
+                )
+            shape_checked = True
         yield number, record
 
 
@@ -92,34 +158,87 @@ def _expected(required: Sequence[str], example: Mapping[str, Any] | None) -> str
 
 
 def _csv_rows(
-    name: str, text: str, required: Sequence[str], example: Mapping[str, Any] | None
+    name: str,
+    text: str,
+    columns: tuple[Sequence[str], Sequence[str]],
+    example: Mapping[str, Any] | None,
+    left_out: LeftOut,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        header = [column.strip() for column in reader.fieldnames or []]
-        reader.fieldnames = header
-        missing = [column for column in required if column not in header]
-        if missing:
-            found = ", ".join(header) if header else "no header"
-            raise BiaslabError(
-                f"{name} line 1: missing {_fields(missing, 'column')} (found: {found}; "
-                + _expected(required, example).removeprefix(" (")
-            )
+    """Rows of a CSV text; ``strict`` quoting, so a field like ``"a"b`` is counted as broken
+    rather than read as ``ab`` (the lenient reading is a guess)."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header = _csv_header(name, reader, columns, example)
+    start = reader.line_num + 1
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            left_out.add(*_broken_quoting(exc, start, reader.line_num))
+        else:
+            problem = _row_shape(values, len(header))
+            if problem is not None:
+                left_out.add(problem[0], start, problem[1])
+            elif "".join(values).strip():  # a blank row is skipped, as a blank line
+                yield start, dict(zip(header, values, strict=True))
         start = reader.line_num + 1
-        for row in reader:
-            if None in row:
-                raise BiaslabError(f"{name} line {start}: more values than columns")
-            yield start, dict(row)
-            start = reader.line_num + 1
+
+
+def _csv_header(
+    name: str,
+    reader: Iterator[list[str]],
+    columns: tuple[Sequence[str], Sequence[str]],
+    example: Mapping[str, Any] | None,
+) -> list[str]:
+    """The header's column names, or one line saying why the file has the wrong shape."""
+    required, optional = columns
+    try:
+        header = [column.strip() for column in next(reader, [])]
     except csv.Error as exc:
-        raise BiaslabError(f"{name} line {reader.line_num}: not valid CSV ({exc})") from None
+        raise BiaslabError(f"{name} line 1: not a valid CSV header ({exc})") from None
+    missing = [column for column in required if column not in header]
+    if missing:
+        found = ", ".join(header) if header else "no header"
+        raise BiaslabError(
+            f"{name} line 1: missing {_fields(missing, 'column')} (found: {found}; "
+            + _expected(required, example).removeprefix(" (")
+        )
+    twice = [c for c in (*required, *optional) if header.count(c) > 1]
+    if twice:
+        raise BiaslabError(f"{name} line 1: {_fields(twice, 'column')} named twice in the header")
+    return header
+
+
+def _row_shape(values: list[str], width: int) -> tuple[str, str] | None:
+    """Why a CSV row cannot be read as one record of the header's columns, if it cannot (a row of
+    blank values is none of these: it is skipped as blank)."""
+    joined = "".join(values)
+    if len(values) == width:
+        return ("with a NUL byte", "") if "\x00" in joined else None
+    if not joined.strip():
+        return None
+    count = f"{len(values)} value{'s' * (len(values) != 1)} for {width} columns"
+    if len(values) > width:
+        return "with more values than columns", count
+    return "with fewer values than columns", count
+
+
+def _broken_quoting(exc: csv.Error, start: int, end: int) -> tuple[str, int, str]:
+    """(reason, line, detail) of a record the CSV reader refused."""
+    if "unexpected end of data" in str(exc):
+        return "with a quote never closed", start, f"lines {start}-{end} unreadable"
+    return "not valid CSV", start, str(exc)
 
 
 def _json_records(
-    name: str, text: str, keys: Sequence[str]
+    name: str,
+    text: str,
+    keys: Sequence[str],
+    unreadable: Callable[[int, str, str], None],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=json_object)
     except json.JSONDecodeError as exc:
         hint = " (one object per line is a .jsonl file)" if exc.msg == "Extra data" else ""
         raise BiaslabError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg}){hint}") from None
@@ -133,5 +252,8 @@ def _json_records(
         raise BiaslabError(f"{name}: expected a list of records{holders}")
     for number, record in enumerate(data, start=1):
         if not isinstance(record, dict):
-            raise BiaslabError(f"{name} record {number}: expected a JSON object")
-        yield number, record
+            unreadable(number, "not a JSON object", f"a JSON {json_kind(record)}")
+        elif keys_given_twice(record):
+            unreadable(number, "with a key given twice", ", ".join(keys_given_twice(record)))
+        else:
+            yield number, record

@@ -176,7 +176,8 @@ def write_items(path: Path, items: Sequence[Item], meta: GenerationMeta) -> None
 def read_items(path: Path) -> list[Item]:
     """Read a JSONL file of items, naming the line of the first malformed record."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # "\n" only: write_items leaves U+2028 and the like unescaped, and splitlines splits there
+        lines = path.read_text(encoding="utf-8").split("\n")
     except OSError as exc:
         raise BiaslabError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -208,21 +209,74 @@ def read_generation_meta(items_path: Path) -> GenerationMeta:
         raise BiaslabError(f"{path}: {where}: {first['msg']}") from None
 
 
+#: what :func:`jsonl_objects` tells ``unreadable`` of a line it skips: (line number, reason, detail)
+Unreadable = Callable[[int, str, str], None]
+
+
 def jsonl_objects(
-    lines: Iterable[str], where: Callable[[int], str]
+    lines: Iterable[str], where: Callable[[int], str], unreadable: Unreadable | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of JSON-lines text. A line that is not JSON,
-    or not a JSON object, is a one-line error that starts with ``where(line number)``."""
+    or not a JSON object, is a one-line error that starts with ``where(line number)`` (our own
+    files: one bad line means the file is not what we wrote); given ``unreadable``, it is reported
+    there instead and skipped (other people's files, where one bad line must not cost the rest),
+    as is an object that gives a key twice (our own files are written from dicts: no such check,
+    which would slow reading them)."""
+    hook = None if unreadable is None else json_object
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as exc:
-            raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
+            if unreadable is None:
+                raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
+            unreadable(number, "not valid JSON", exc.msg)
+            continue
         if not isinstance(data, dict):
-            raise BiaslabError(f"{where(number)}: expected a JSON object")
+            if unreadable is None:
+                raise BiaslabError(f"{where(number)}: expected a JSON object")
+            unreadable(number, "not a JSON object", f"a JSON {json_kind(data)}")
+            continue
+        twice = keys_given_twice(data)
+        if twice and unreadable is not None:
+            unreadable(number, "with a key given twice", ", ".join(twice))
+            continue
         yield number, data
+
+
+class _KeysTwice(dict[str, Any]):
+    """A JSON object in which a key stood more than once (``twice`` names them)."""
+
+    twice: tuple[str, ...] = ()
+
+
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads` that marks an object whose keys repeat:
+    ``json`` itself keeps the last value silently, and which value was meant cannot be known."""
+    data = dict(pairs)
+    if len(data) == len(pairs):
+        return data
+    names = [key for key, _ in pairs]
+    marked = _KeysTwice(data)
+    marked.twice = tuple(sorted({key for key in names if names.count(key) > 1}))
+    return marked
+
+
+def keys_given_twice(data: Any) -> tuple[str, ...]:
+    """The keys that stood twice in a JSON object read with :func:`json_object` (top level)."""
+    return data.twice if isinstance(data, _KeysTwice) else ()
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's own words (for saying why it is not an object)."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
 
 
 def _parse_item_lines(path: Path, lines: Iterable[str]) -> Iterable[Item]:

@@ -8,11 +8,14 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.cli import cli, main
 from biaslab.errors import BiaslabError
@@ -21,6 +24,7 @@ from biaslab.schema import GenerationMeta, read_items, write_items
 from biaslab.suites.fallacy.analysis import analyze
 from biaslab.suites.fallacy.external import read_answers
 from biaslab.suites.fallacy.suite import SUITE
+from tests.helpers.junk import CSV_VALUE, csv_junk, is_blank, jsonl_junk, with_junk
 
 MODELS = ("oracle", "etr", "random")
 PROBLEMS = [
@@ -168,13 +172,83 @@ def test_unusable_rows_are_counted_and_the_rest_analysed(items: Path, tmp_path: 
     assert sorted(frame["item_id"]) == ["fallacy-inc", "fallacy-mp", "fallacy-mp-r"]
     (note,) = frame.attrs["notes"]
     assert note == (
-        "a.jsonl: read 3 answers; skipped 9 rows: 1 repeated (kept once); 1 with an epoch that "
-        "is not an integer ≥ 1; 1 with an order that is not standard or reversed; 1 with an "
-        "order their item does not have; 1 with an unknown problem_id; 2 with another answer "
-        "for the same model, problem, order and epoch; 1 without a model; 1 without an answer"
+        "a.jsonl: read 3 answers; skipped 9 rows: 1 repeated, kept once (line 6); 1 with an epoch "
+        "that is not an integer ≥ 1 (line 11); 1 with an order that is not standard or reversed "
+        "(line 10); 1 with an order their item does not have (line 12); 1 with an unknown "
+        "problem_id (line 7); 2 with another answer for the same model, problem, order and "
+        "epoch (first: line 3: lines 3, 4); 1 without a model (line 9); 1 without an answer "
+        "(line 8)"
     )
     results = analyze(frame)
     assert results.n_rows == 3
+
+
+def _scored(frame: Any) -> str:
+    """A frame of scored answers without the file's line numbers (which junk rows shift)."""
+    return str(frame.drop(columns="file_line").to_dict("records"))
+
+
+def test_rows_the_reader_cannot_read_are_counted_and_the_rest_scored(
+    items: Path, tmp_path: Path
+) -> None:
+    rows = [
+        {"model": "m", "problem_id": "mp", "answer": "Answer: nothing follows"},
+        {"model": "m", "problem_id": "inc", "answer": "Answer: a is P", "order": "reversed"},
+        {"model": "n", "problem_id": "mp", "answer": "Answer: a is Q", "order": "reversed"},
+    ]
+    good = _write_csv(tmp_path / "good.csv", rows)
+    lines = good.read_text(encoding="utf-8").splitlines()
+    junk = ["m,mp,x,standard,1,extra", "m,mp", "n,inc,Answer: \x00,standard,1", 'n,"inc"x,y,,']
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join([*lines[:2], *junk, *lines[2:]]) + "\n", encoding="utf-8")
+    frame = read_answers(bad, items)
+    assert frame.attrs["notes"] == [
+        "bad.csv: read 3 answers; skipped 4 rows: 1 not valid CSV (line 6: ',' expected after "
+        "'\"'); 1 with a NUL byte (line 5); 1 with fewer values than columns (line 4: 2 values "
+        "for 5 columns); 1 with more values than columns (line 3: 6 values for 5 columns)"
+    ]
+    assert _scored(frame) == _scored(read_answers(good, items))
+    records = [json.dumps(r) for r in rows]
+    jsonl = tmp_path / "bad.jsonl"
+    jsonl.write_text("\n".join(["[]", *records[:1], "{", *records[1:], "7"]) + "\n", "utf-8")
+    frame = read_answers(jsonl, items)
+    assert frame.attrs["notes"] == [
+        "bad.jsonl: read 3 answers; skipped 3 rows: 2 not a JSON object (first: line 1: a JSON "
+        "array); 1 not valid JSON (line 3: Expecting property name enclosed in double quotes)"
+    ]
+    assert _scored(frame) == _scored(read_answers(good, items))
+
+
+@settings(max_examples=25, deadline=None)
+@given(suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_anywhere_in_a_good_file_changes_nothing_scored(
+    items: Path, suffix: str, data: st.DataObject
+) -> None:
+    """Lines the reader cannot read and answers to unknown problems, put in anywhere, are counted
+    and leave the answers scored from the good rows as they are."""
+    rows = [
+        {"model": "m", "problem_id": "mp", "answer": "Answer: nothing follows"},
+        {"model": "n", "problem_id": "inc", "answer": "Answer: a is P", "order": "reversed"},
+    ]
+    unknown = CSV_VALUE.filter(lambda name: name.strip() not in {"", "mp", "inc"})
+    with tempfile.TemporaryDirectory() as directory:
+        good = Path(directory) / f"good{suffix}"
+        if suffix == ".csv":
+            records = _write_csv(good, rows).read_text(encoding="utf-8").splitlines()
+            bad = unknown.map(lambda name: f"m,{name},Answer: x,,")
+            lines, junk = data.draw(with_junk(records[1:], csv_junk(5) | bad))
+            lines = [records[0], *lines]
+        else:
+            records = _write_jsonl(good, rows).read_text(encoding="utf-8").splitlines()
+            bad = unknown.map(lambda name: json.dumps({**rows[0], "problem_id": name}))
+            lines, junk = data.draw(with_junk(records, jsonl_junk() | bad))
+        path = Path(directory) / f"b{suffix}"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        frame = read_answers(path, items)
+        assert _scored(frame) == _scored(read_answers(good, items))
+        counted = sum(not is_blank(line, suffix) for line in junk)
+        skipped = f"; skipped {counted} row{'s' * (counted != 1)}: " if counted else ""
+        assert frame.attrs["notes"][0].startswith(f"{path.name}: read 2 answers{skipped}")
 
 
 def test_an_answer_without_an_answer_line(items: Path, tmp_path: Path) -> None:
@@ -194,10 +268,20 @@ def test_an_answer_without_an_answer_line(items: Path, tmp_path: Path) -> None:
     ("name", "text", "message"),
     [
         ("a.csv", "model,problem_id\nm,mp\n", "a.csv line 1: missing column answer (found: model"),
-        ("a.csv", "model,problem_id,answer\nm,mp,x\nm,mp,x,extra\n", "a.csv line 3: more values"),
-        ("a.jsonl", '{"model": "m", "problem_id": "mp", "answer": "x"}\n{oops\n', "line 2: not"),
+        (
+            "a.csv",
+            "model,problem_id,answer\nm,mp,x,extra\n",
+            "a.csv: no usable answers (1 with more values than columns (line 2: 4 values for 3",
+        ),
+        (
+            "a.jsonl",
+            "{oops\n[1]\n",
+            "a.jsonl: no usable answers (1 not a JSON object (line 2: a JSON array); 1 not valid "
+            "JSON (line 1: ",
+        ),
         ("a.jsonl", '{"model": "m", "answer": "x"}\n', "a.jsonl line 1: missing field problem_id"),
         ("a.csv", "model,problem_id,answer\nm,nope,x\n", "no usable answers (1 with an unknown"),
+        ("a.csv", "model,problem_id,answer\nm,mp,x\nm,mp,y\n", "(2 with another answer for"),
     ],
 )
 def test_a_malformed_file_or_empty_result_is_one_line_and_exit_2(
@@ -269,8 +353,9 @@ def test_the_documented_example(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = tmp_path / "results.json"
     command = ["analyze", str(tmp_path / "answers.csv"), "--suite", "fallacy"]
     assert main([*command, "--problems", str(items), "-o", str(out)]) == 0
-    assert "biaslab: answers.csv: read 7 answers; skipped 1 row: 1 with an unknown problem_id" in (
-        capsys.readouterr().err
+    assert (
+        "biaslab: answers.csv: read 7 answers; skipped 1 row: 1 with an unknown problem_id (line 7)"
+        in capsys.readouterr().err
     )
     results = json.loads(out.read_text(encoding="utf-8"))["suites"]["fallacy"]
     rows = {(r["model"], r["order"]): r for r in results["rows"]}

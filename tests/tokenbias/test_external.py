@@ -1,6 +1,7 @@
 """Answers from outside Inspect: the long-format importer reproduces the log path byte for byte on a
-fixture built from a real ``biaslab run``, and every bad row is a one-line error naming its line and
-column."""
+fixture built from a real ``biaslab run``; a row it cannot use (unreadable, a bad value, a
+contradiction) is left out and counted by reason with its line, never a reason to stop, and the
+results are those of the file without it; a file with nothing usable is one line."""
 
 from __future__ import annotations
 
@@ -8,22 +9,33 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biaslab.cli import cli, main
 from biaslab.errors import BiaslabError
 from biaslab.frames import frame_at
 from biaslab.suites.tokenbias.analysis import analyze
 from biaslab.suites.tokenbias.config import Config
-from biaslab.suites.tokenbias.external import COLUMNS, long_answers, read_answers, to_records
+from biaslab.suites.tokenbias.directions import FAMILIES
+from biaslab.suites.tokenbias.external import (
+    COLUMNS,
+    EXAMPLE,
+    long_answers,
+    read_answers,
+    to_records,
+)
 from biaslab.suites.tokenbias.generate import generate
 from biaslab.suites.tokenbias.levels import answer_rows
 from biaslab.suites.tokenbias.suite import SUITE
+from tests.helpers.junk import CSV_VALUE, csv_junk, is_blank, jsonl_junk, with_junk
 
 MODELS = ("token-biased", "no-bias")
 SEEDS = (1, 2)
@@ -143,40 +155,139 @@ def test_optional_columns_seed_epoch_pair_key_and_problem_key(tmp_path: Path) ->
 
 
 BAD_ROWS = [
-    ("m,linda,H1,direct,p1,original,true", "line 2: missing|line 2, column parsed: empty"),
-    ("m,lindas,H1,direct,p1,original,true,true", "line 2, column family: 'lindas' is not one of"),
-    ("m,syllogism,H4,direct,p1,original,true,true", "line 2, column family: 'syllogism'"),
-    ("m,horses,H1,direct,p1,original,true,true", "line 2, column hypothesis: 'H1' is not tested"),
-    ("m,linda,H1,direct,p1,perturbed,true,true", "line 2, column variant: 'perturbed'"),
+    ("m,linda,H1,direct,p1,original,true", "with fewer values than columns .line 2: 7 values"),
+    ("m,lindas,H1,direct,p1,original,true,true", r"column family \(line 2: 'lindas' is not one"),
+    ("m,syllogism,H4,direct,p1,original,true,true", r"column family \(line 2: 'syllogism'"),
+    ("m,horses,H1,direct,p1,original,true,true", r"hypothesis \(line 2: 'H1' is not tested"),
+    ("m,linda,H1,direct,p1,perturbed,true,true", r"column variant \(line 2: 'perturbed'"),
     (
         "m,linda,H1,direct,p1,original,yes,true",
-        "line 2, column correct: 'yes' is not true or false",
+        r"column correct \(line 2: 'yes' is not true or false",
     ),
     (
         "m,linda,H1,direct,p1,original,true,false",
-        "line 2, column correct: true, but parsed is false",
+        r"column correct \(line 2: true, but parsed is false",
     ),
-    ("m,linda,H1,direct,,original,true,true", "line 2, column pair_id: empty"),
-    ("m,linda,H1,direct,p1,original,true,true,extra", "line 2: more values than columns"),
+    ("m,linda,H1,direct,,original,true,true", r"column pair_id \(line 2: empty"),
+    ("m,linda,H1,direct,p1,original,true,true,extra", r"more values than columns \(line 2"),
 ]
 
 
 @pytest.mark.parametrize(("row", "message"), BAD_ROWS)
-def test_a_bad_row_is_a_one_line_error_naming_line_and_column(
+def test_a_file_of_one_bad_row_is_a_one_line_error_naming_line_and_column(
     tmp_path: Path, row: str, message: str
 ) -> None:
     with pytest.raises(BiaslabError, match=message) as excinfo:
         read_answers(_answers(tmp_path, HEADER, row))
-    assert "\n" not in str(excinfo.value) and "a.csv" in str(excinfo.value)
+    assert "\n" not in str(excinfo.value) and "a.csv: no usable answers" in str(excinfo.value)
 
 
-def test_a_bad_row_among_good_ones_is_left_out_and_counted(tmp_path: Path) -> None:
-    good = ["m,linda,H1,direct,p1,original,true,true", "m,linda,H1,direct,p1,twin,false,true"]
-    bad = "m,linda,H1,direct,p2,original,maybe,true"
-    frame = read_answers(_answers(tmp_path, HEADER, *good, bad))
-    assert len(frame) == 2
+GOOD = [
+    "m,linda,H1,direct,p1,original,true,true",
+    "m,linda,H1,direct,p1,twin,false,true",
+    "m,linda,H1,direct,p2,original,false,true",
+    "m,linda,H1,direct,p2,twin,true,true",
+    "m,linda,H1,direct,p3,original,true,true",
+    "m,linda,H1,direct,p3,twin,false,true",
+]
+
+
+def _same_results(with_bad: Path, without: Path) -> None:
+    """The analysis of a file with bad rows is that of the file without them (only the notes
+    counting the left-out rows differ)."""
+    assert (
+        analyze(read_answers(with_bad)).model_dump_json()
+        == analyze(read_answers(without)).model_dump_json()
+    )
+
+
+def test_bad_rows_among_good_ones_are_left_out_and_counted(tmp_path: Path) -> None:
+    bad = [
+        "m,linda,H1,direct,p9,original,maybe,true",
+        "m,linda,H1,direct,p9,twin,perhaps,true",
+        "m,linda,H1,direct,p8,original,true,true,extra",
+        "m,linda,H1,direct",
+        "m,linda,H1,direct,p7,origi\x00nal,true,true",
+    ]
+    path = _answers(tmp_path, HEADER, *GOOD[:2], *bad, *GOOD[2:])
+    frame = read_answers(path)
+    assert len(frame) == len(GOOD)
     (note,) = frame.attrs["notes"]
-    assert "1 row(s) left out" in note and "line 4, column correct: 'maybe'" in note
+    assert note == (
+        "a.csv: 5 row(s) left out (a pair that lost one member is incomplete): "
+        "1 with a NUL byte (line 8); "
+        "2 with a bad value in column correct (first: line 4: 'maybe' is not true or false); "
+        "1 with fewer values than columns (line 7: 4 values for 8 columns); "
+        "1 with more values than columns (line 6: 9 values for 8 columns)"
+    )
+    _same_results(path, _answers(tmp_path, HEADER, *GOOD, name="good.csv"))
+
+
+@pytest.mark.parametrize(
+    ("junk", "reason"),
+    [
+        ("not json", "1 not valid JSON (line 3: Expecting value)"),
+        ("[1, 2]", "1 not a JSON object (line 3: a JSON array)"),
+        ('"m"', "1 not a JSON object (line 3: a JSON string)"),
+        ('{"model": "m"}', "1 with a bad value in column family (line 3: empty)"),
+    ],
+)
+def test_a_jsonl_line_that_cannot_be_used_is_counted(
+    tmp_path: Path, junk: str, reason: str
+) -> None:
+    good = to_records(read_answers(_answers(tmp_path, HEADER, *GOOD, name="good.csv")))
+    lines = [json.dumps(r) for r in good]
+    path = _answers(tmp_path, *lines[:2], junk, *lines[2:], name="a.jsonl")
+    (note,) = read_answers(path).attrs["notes"]
+    assert note.endswith(f"incomplete): {reason}")
+    _same_results(path, _answers(tmp_path, *lines, name="good.jsonl"))
+
+
+def test_a_quote_never_closed_costs_the_rows_it_swallows_and_says_so(tmp_path: Path) -> None:
+    path = _answers(tmp_path, HEADER, *GOOD, 'm,linda,H1,direct,"p4,original,true,true', GOOD[0])
+    (note,) = read_answers(path).attrs["notes"]
+    assert note.endswith("1 with a quote never closed (line 8: lines 8-9 unreadable)")
+    _same_results(path, _answers(tmp_path, HEADER, *GOOD, name="good.csv"))
+    broken = _answers(tmp_path, HEADER, *GOOD[:2], '"p"x,linda', *GOOD[2:], name="b.csv")
+    (note,) = read_answers(broken).attrs["notes"]
+    assert "1 not valid CSV (line 4: " in note
+    _same_results(broken, _answers(tmp_path, HEADER, *GOOD, name="good.csv"))
+
+
+def _read(path: Path) -> str:
+    """An imported table as text (its notes, which count the rows left out, aside)."""
+    frame = read_answers(path)
+    return frame.to_json(orient="records") + str(list(frame.dtypes))
+
+
+_NOT_A_FAMILY = CSV_VALUE.filter(lambda family: family.strip() not in FAMILIES)
+
+
+@settings(max_examples=40, deadline=None)
+@given(suffix=st.sampled_from([".csv", ".jsonl"]), data=st.data())
+def test_junk_anywhere_in_a_good_file_changes_nothing_read(
+    suffix: str, data: st.DataObject
+) -> None:
+    """Lines the reader cannot read and rows with a bad family, put in anywhere, are counted and
+    leave the answers read from the good rows as they are."""
+    with tempfile.TemporaryDirectory() as directory:
+        good = _answers(Path(directory), HEADER, *GOOD, name="good.csv")
+        if suffix == ".csv":
+            bad_rows = _NOT_A_FAMILY.map(lambda f: f"m,{f},H1,direct,p1,original,true,true")
+            lines, junk = data.draw(with_junk(GOOD, csv_junk(8) | bad_rows))
+            path = _answers(Path(directory), HEADER, *lines)
+        else:
+            records = [json.dumps(r) for r in to_records(read_answers(good))]
+            bad_objects = _NOT_A_FAMILY.map(lambda f: json.dumps({**EXAMPLE, "family": f}))
+            lines, junk = data.draw(with_junk(records, jsonl_junk() | bad_objects))
+            path = _answers(Path(directory), *lines, name="a.jsonl")
+        assert _read(path) == _read(good)
+        counted = sum(not is_blank(line, suffix) for line in junk)
+        notes = read_answers(path).attrs.get("notes", [])
+        if counted:
+            assert len(notes) == 1 and notes[0].startswith(f"{path.name}: {counted} row(s) left")
+        else:
+            assert notes == []
 
 
 def test_file_level_errors(tmp_path: Path) -> None:
@@ -184,13 +295,17 @@ def test_file_level_errors(tmp_path: Path) -> None:
     cases = [
         (("model,family,hypothesis",), "a0.csv line 1: missing column"),
         ((HEADER,), "a1.csv: no answers"),
-        ((HEADER, good, good), "a2.csv line 3, column pair_id: p1 .original. is already"),
-        ((HEADER + ",seed", good + ",x"), "a3.csv line 2, column seed: 'x' is not an"),
-        ((HEADER + ",epoch", good + ",0"), "a4.csv line 2, column epoch: 0 is below 1"),
-        (('{"model": "m"}',), "a5.jsonl line 1: missing fields"),
-        (("not json",), "a6.jsonl line 1: not valid JSON"),
-        (("[1, 2]",), "a7.jsonl line 1: expected a JSON object"),
-    ]
+        ((HEADER + ",seed", good + ",x"), r"a2.csv: no usable answers \(1 with a bad value in "
+         r"column seed \(line 2: 'x' is not an"),
+        ((HEADER + ",epoch", good + ",0"), r"column epoch \(line 2: 0 is below 1"),
+        (('{"model": "m"}',), "a4.jsonl line 1: missing fields"),
+        (("not json",), r"a5.jsonl: no usable answers \(1 not valid JSON \(line 1"),
+        (("[1, 2]",), r"a6.jsonl: no usable answers \(1 not a JSON object \(line 1"),
+        ((HEADER + ",seed,seed", good + ",1,2"), "a7.csv line 1: column seed named twice"),
+        ((HEADER, '"m",li"nda'), r"no usable answers \(1 with fewer values than columns"),
+        ((HEADER, 'm,"linda'), r"no usable answers \(1 with a quote never closed"),
+        ((HEADER + ",seed", good + f",{2**63}"), r"seed \(line 2: 9223372036854775808 is beyond 64"),
+    ]  # fmt: skip
     for number, (lines, message) in enumerate(cases):
         suffix = ".jsonl" if "jsonl" in message else ".csv"
         with pytest.raises(BiaslabError, match=message):
@@ -200,14 +315,18 @@ def test_file_level_errors(tmp_path: Path) -> None:
         read_answers(tmp_path / "e.csv")
 
 
-def test_a_pair_key_that_differs_between_the_members_is_one_line(tmp_path: Path) -> None:
-    original = "m,linda,H1,direct,p1,original,true,true,k1"
-    twin = "m,linda,H1,direct,p1,twin,true,true,k2"
-    path = _answers(tmp_path, HEADER + ",pair_key", original, twin)
-    with pytest.raises(BiaslabError, match="line 3, column pair_key: 'k2', but line 2 gives 'k1'"):
-        read_answers(path)
-    frame = pd.read_csv(path)  # the same rows handed over as a table (no line numbers)
-    with pytest.raises(BiaslabError, match=r"pair p1 \(m\): original and twin differ in pair_key"):
+def test_a_pair_key_that_differs_between_the_members_leaves_out_the_pair(tmp_path: Path) -> None:
+    rows = [f"{row},k{idx // 2}" for idx, row in enumerate(GOOD)]
+    clash = ["m,linda,H1,direct,p4,original,true,true,k1", "m,linda,H1,direct,p4,twin,true,true,k2"]
+    path = _answers(tmp_path, HEADER + ",pair_key", *rows[:2], *clash, *rows[2:])
+    (note,) = read_answers(path).attrs["notes"]
+    assert note.endswith(
+        "2 of a pair whose original and twin name different pair_keys (first: line 4: "
+        "pair p4: 'k1' (line 4), 'k2' (line 5))"
+    )
+    _same_results(path, _answers(tmp_path, HEADER + ",pair_key", *rows, name="good.csv"))
+    frame = pd.read_csv(path)  # the same rows handed over as a table: a frame is not a file
+    with pytest.raises(BiaslabError, match=r"pair p4 \(m\): original and twin differ in pair_key"):
         analyze(frame)
 
 
@@ -254,18 +373,55 @@ def test_one_pair_id_in_every_test_with_incomplete_pairs_is_counted_not_refused(
     assert suite["test_rule"] == "exact" and suite["decisions"]["test_rule"].startswith("exact")
 
 
-def test_two_originals_of_one_pair_of_one_test_are_a_contradiction(tmp_path: Path) -> None:
+def test_one_member_answered_twice_differently_is_left_out_and_its_pair_incomplete(
+    tmp_path: Path,
+) -> None:
+    """Two different originals of one pair of one test: neither is taken, so the pair misses its
+    original (incomplete); the same id in another test is another pair, and a repeat counts once."""
+    rows = [f"{row},4" for row in GOOD]
     path = _answers(
         tmp_path,
         HEADER + ",seed",
-        "m,linda,H1,direct,p1,original,true,true,4",
-        "m,linda,H6,direct,p1,original,true,true,4",  # another test: another pair
-        "m,linda,H1,direct,p1,original,false,true,4",
+        *rows,
+        "m,linda,H1,direct,p5,original,true,true,4",
+        "m,linda,H6,direct,p5,original,true,true,4",  # another test: another pair
+        "m,linda,H1,direct,p5,original,false,true,4",
+        "m,linda,H1,direct,p5,twin,false,true,4",
+        "m,linda,H1,direct,p5,twin,false,true,4",  # the same row again: counted once
     )
-    with pytest.raises(
-        BiaslabError, match=r"line 4, column pair_id: p1 \(original\) is already answered"
-    ):
-        read_answers(path)
+    frame = read_answers(path)
+    assert frame.attrs["notes"] == [
+        "a.csv: 2 row(s) left out (a pair that lost one member is incomplete): 2 answering one "
+        "member of a pair in two ways (first: line 8: pair p5 (original) on lines 8, 10)",
+        "a.csv: 1 repeated row(s) (the same answer) counted once",
+    ]
+    results = analyze(frame)
+    assert results.n_incomplete_pairs == 2  # p5 in H1 (its twin alone), p5 in H6 (its original)
+    without = _answers(
+        tmp_path,
+        HEADER + ",seed",
+        *rows,
+        "m,linda,H6,direct,p5,original,true,true,4",
+        "m,linda,H1,direct,p5,twin,false,true,4",
+        name="good.csv",
+    )
+    assert results.model_dump_json() == analyze(read_answers(without)).model_dump_json()
+
+
+def test_rows_left_out_are_named_on_stderr_in_results_and_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _answers(tmp_path, HEADER, *GOOD, "m,linda,H1,direct,p9,original,maybe,true")
+    note = (
+        "a.csv: 1 row(s) left out (a pair that lost one member is incomplete): 1 with a bad value "
+        "in column correct (line 8: 'maybe' is not true or false)"
+    )
+    out = tmp_path / "results.json"
+    assert main(["analyze", str(path), "--suite", "tokenbias", "-o", str(out)]) == 0
+    assert f"biaslab: {note}" in capsys.readouterr().err
+    assert json.loads(out.read_text(encoding="utf-8"))["notes"] == [note]
+    assert main(["report", str(path), "--suite", "tokenbias", "-o", str(tmp_path / "r")]) == 0
+    assert f"- {note}" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
 
 
 def test_the_paper_rule_is_chosen_with_p_and_recorded(tmp_path: Path) -> None:
@@ -345,7 +501,7 @@ def test_json_integers_as_pair_ids_and_a_byte_order_mark(tmp_path: Path) -> None
     assert analyze(read_answers(tmp_path / "a.jsonl")).tests[0].n12 == 1
     _write_jsonl(tmp_path / "b.jsonl", [dict(records[0], model=3), records[1]])
     (note,) = read_answers(tmp_path / "b.jsonl").attrs["notes"]
-    assert "line 1, column model: expected text, got the JSON" in note
+    assert "column model (line 1: expected text, got the JSON" in note
     bom = "\ufeff" + HEADER + "\nm,horses,H3,direct,p1,original,true,true\n"
     (tmp_path / "bom.csv").write_text(bom + "m,horses,H3,direct,p1,twin,false,true\n", "utf-8")
     assert analyze(read_answers(tmp_path / "bom.csv")).tests[0].n12 == 1
@@ -375,13 +531,25 @@ def test_incomplete_pairs_are_a_line_in_tables_and_report(tmp_path: Path) -> Non
     assert "**Warning:** 1 pair(s) miss their original" in SUITE.report(results, tmp_path / "out")
 
 
-def test_the_cli_turns_a_bad_row_into_one_line_and_exit_2(
+def test_the_cli_turns_a_file_of_bad_rows_into_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _answers(tmp_path, HEADER, "m,linda,H9,direct,p1,original,true,true")
+    path = _answers(tmp_path, HEADER, "m,linda,H9,direct,p1,original,true,true", "[1]")
     assert main(["analyze", str(path), "--suite", "tokenbias"]) == 2
     error = capsys.readouterr().err
-    assert "line 2, column hypothesis" in error and len(error.splitlines()) == 1
+    assert len(error.splitlines()) == 1
+    assert (
+        "a.csv: no usable answers (1 with a bad value in column hypothesis (line 2: 'H9'" in error
+    )
+    assert "1 with fewer values than columns (line 3: 1 value for 8 columns)" in error
+    jsonl = _answers(tmp_path, "[1]", "", "not json", name="a.jsonl")
+    assert main(["analyze", str(jsonl), "--suite", "tokenbias"]) == 2
+    error = capsys.readouterr().err
+    assert (
+        "a.jsonl: no usable answers (1 not a JSON object (line 1: a JSON array); 1 not valid"
+        in (error)
+    )
+    assert len(error.splitlines()) == 1
 
 
 def test_log_frames_of_items_without_analysis_family_split_syllogisms_by_validity() -> None:

@@ -67,8 +67,10 @@ def provenance_section(analysis: Analysis) -> str:
     from biaslab.kinds import model_kind
     from biaslab.report.tables import markdown_table
 
-    if not analysis.provenance:
-        return f"## Provenance\n\nAnswers read from `{analysis.source}` (not Inspect logs)."
+    notes = "\n".join(f"- {note}" for note in analysis.notes)
+    if not analysis.provenance:  # a file of answers: its notes count the rows left out
+        read = f"## Provenance\n\nAnswers read from `{analysis.source}` (not Inspect logs)."
+        return f"{read}\n\n{notes}" if notes else read
     header = [*PROVENANCE_HEADER[:-1], "samples used"]
     rows = [provenance_cells(r, markdown=True) for r in analysis.provenance]
     parts = [
@@ -79,8 +81,8 @@ def provenance_section(analysis: Analysis) -> str:
         "analysis kept.",
         markdown_table(header, rows),
     ]
-    if analysis.notes:
-        parts.append("\n".join(f"- {note}" for note in analysis.notes))
+    if notes:
+        parts.append(notes)
     plumbing = sorted(
         {r.model for r in analysis.provenance if model_kind(r.model) == "plumbing model"}
     )

@@ -14,25 +14,25 @@ line is read, as in a run; a one-line answer without one is read as the answer s
 (the column holds the answer); a longer reply without one is unparsed (``no_answer``), never
 searched for a sentence.
 
-Rows that cannot be used are counted and named in one note, never a reason to stop: an unknown
-``problem_id``, an empty answer or model, an ``order`` or ``epoch`` that is not one, an order the
-named item does not have, a problem id that several items carry (an items file of several seeds:
-give the item id), and two different answers for one (model, problem, order, epoch) (both
-dropped: neither can be preferred; the same answer twice is kept once). A file that cannot be
-read as CSV/JSONL, or lacks a required column, is a one-line error naming the line; so is a file
-with no usable answer.
+Rows that cannot be used are counted by reason, with the first line of each, in one note, never a
+reason to stop (:mod:`biaslab.rows`): a row the reader cannot read (not JSON, not an object, more
+or fewer values than the header), an unknown ``problem_id``, an empty answer or model, an
+``order`` or ``epoch`` that is not one, an order the named item does not have, a problem id that
+several items carry (an items file of several seeds: give the item id), and different answers for
+one (model, problem, order, epoch) (all dropped: none can be preferred; the same answer twice is
+kept once). Only what makes the file unusable is a one-line error naming the line: not UTF-8, a
+missing required column (or a first JSON record without a required field), or no usable answer.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
 from biaslab.schema import Item, read_items
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ REQUIRED = ("model", "problem_id", "answer")
 EXAMPLE = {"model": "openai/gpt-4o", "problem_id": "p12", "answer": "Answer: the ace is red"}
 OPTIONAL = ("order", "epoch")
 ORDERS = ("standard", "reversed")
+_CONFLICT = "with another answer for the same model, problem, order and epoch"
 
 
 @dataclass(frozen=True)
@@ -74,18 +75,14 @@ def read_answers(path: Path, problems: Path | None = None) -> pd.DataFrame:
     index = _ItemIndex(_fallacy_items(problems))
     answers, skipped = _usable_answers(path, index)
     if not answers:
-        raise BiaslabError(f"{path.name}: no usable answers ({_skip_text(skipped) or 'no rows'})")
+        raise BiaslabError(f"{path.name}: no usable answers ({skipped.text() or 'no rows'})")
     frame = pd.DataFrame([_frame_row(answer) for answer in answers])
     notes = [f"{path.name}: read {len(answers)} answers"]
     if skipped:
-        count = sum(skipped.values())
-        notes[0] += f"; skipped {count} row{'s' * (count != 1)}: {_skip_text(skipped)}"
+        count = skipped.total
+        notes[0] += f"; skipped {count} row{'s' * (count != 1)}: {skipped.text()}"
     frame.attrs["notes"] = notes
     return frame
-
-
-def _skip_text(skipped: Counter[str]) -> str:
-    return "; ".join(f"{count} {kind}" for kind, count in sorted(skipped.items()))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -145,26 +142,31 @@ class _ItemIndex:
 # --------------------------------------------------------------------------------------------------
 
 
-def _usable_answers(path: Path, index: _ItemIndex) -> tuple[list[_Answer], Counter[str]]:
-    skipped: Counter[str] = Counter()
+def _usable_answers(path: Path, index: _ItemIndex) -> tuple[list[_Answer], LeftOut]:
+    """The answers that can be scored, and the rows left out by reason (with the first line of
+    each). Different answers for one (model, item, epoch) are all left out: which one the model
+    gave cannot be known; the same answer twice is kept once."""
+    skipped = LeftOut()
     by_key: dict[tuple[str, str, int], list[_Answer]] = {}
-    for number, raw in read_rows(path, REQUIRED, example=EXAMPLE):
+    for number, raw in read_rows(
+        path, REQUIRED, left_out=skipped, optional=OPTIONAL, example=EXAMPLE
+    ):
         try:
             answer = _answer(number, raw, index)
         except _Unusable as exc:
-            skipped[exc.kind] += 1
+            skipped.add(exc.kind, number)
             continue
         by_key.setdefault((answer.model, answer.item.id, answer.epoch), []).append(answer)
     answers = []
     for group in by_key.values():
+        lines = [answer.line for answer in group]
         if len({a.text for a in group}) > 1:
-            skipped["with another answer for the same model, problem, order and epoch"] += len(
-                group
-            )
+            where = f"lines {', '.join(map(str, lines))}"
+            skipped.add(_CONFLICT, lines[0], where, count=len(group))
             continue
-        skipped["repeated (kept once)"] += len(group) - 1
+        if len(group) > 1:
+            skipped.add("repeated, kept once", lines[1], count=len(group) - 1)
         answers.append(group[0])
-    skipped = +skipped  # drop zero counts
     return sorted(answers, key=lambda a: (a.model, a.item.id, a.epoch)), skipped
 
 
@@ -200,7 +202,7 @@ def _epoch(value: Any) -> int:
         epoch = int(str(value).strip())
     except ValueError:
         raise _Unusable("with an epoch that is not an integer ≥ 1") from None
-    if epoch < 1:
+    if not 1 <= epoch <= LARGEST_INTEGER:
         raise _Unusable("with an epoch that is not an integer ≥ 1")
     return epoch
 

@@ -15,12 +15,19 @@ its text, so pairs that share a member count as one cluster; default: none) and
 measures a preference for a position; default: none). A pair is one
 ``pair_id`` of one test: (model, seed, epoch, family, hypothesis, mode, ``pair_id``). The same
 ``pair_id`` in other tests or modes is another pair (a study may use one id per problem
-everywhere); a pair that misses its original or its twin is counted per test, never an error. Only
-a contradiction is an error: two originals (or two twins) of one pair, or an original and a twin
-of one pair that name different ``pair_key`` values. Other columns are
-ignored. ``.csv`` files (UTF-8, with or without a byte-order mark) have a header row; ``.jsonl``
-files hold one JSON object per line (booleans and numbers as JSON values or as the strings above;
-``pair_id`` may be a JSON integer).
+everywhere); a pair that misses its original or its twin is counted per test, never an error.
+Other columns are ignored. ``.csv`` files (UTF-8, with or without a byte-order mark) have a header
+row; ``.jsonl`` files hold one JSON object per line (booleans and numbers as JSON values or as the
+strings above; ``pair_id`` may be a JSON integer).
+
+Files are taken as they come (:mod:`biaslab.rows`). Left out, and counted by reason with the first
+line of each in the results' notes: a row the reader cannot read (not JSON, not an object, more or
+fewer values than the header), a row with a bad value (the note names the column), and every row of
+a contradiction, which is never resolved by picking a row: one member of a pair answered in two
+different ways (the member's rows go; the pair counts as incomplete), or an original and a twin of
+one pair that name different ``pair_key`` values (both go). The same row twice is counted once.
+Only what makes the file unusable is a one-line error: not UTF-8, a header without a required
+column (or a first JSON record without a required field), or no usable answer at all.
 
 :func:`long_answers` makes the same table from a tidy log frame (:func:`biaslab.frames.answer_frame`),
 so a file written from it gives the same analysis byte for byte.
@@ -35,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
 from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
@@ -57,7 +64,7 @@ EXAMPLE = {
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
 #: what makes one pair: a pair_id of one test (the same id in other tests or modes is another pair)
 PAIR = ("model", "seed", "epoch", "family", "hypothesis", "mode", "pair_id")
-Fail = Callable[[str], BiaslabError]
+Fail = Callable[[str], Exception]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -182,43 +189,52 @@ def to_records(answers: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def read_answers(path: Path) -> pd.DataFrame:
-    """A ``.csv``, ``.jsonl`` or ``.json`` file of answers -> the long table. A row with a bad value
-    is left out and counted (``frame.attrs["notes"]`` names the first such line and column), so its
-    pair counts as incomplete; a file that cannot be read, or two originals of one pair, is a
-    one-line error."""
+    """A ``.csv``, ``.jsonl`` or ``.json`` file of answers -> the long table. Rows that cannot be
+    used are left out and counted by reason with the first line of each (``frame.attrs["notes"]``):
+    a row the reader cannot read, a row with a bad value, and every row of a contradiction (see
+    :func:`_consistent`); a pair that loses one member counts as incomplete in its test. A file
+    that cannot be read, or holds no usable answer, is a one-line error."""
     import pandas as pd
 
     rows: list[tuple[int, dict[str, Any]]] = []
-    left_out: list[str] = []
-    for number, raw in read_rows(path, REQUIRED, example=EXAMPLE):
+    left_out = LeftOut()
+    for number, raw in read_rows(
+        path, REQUIRED, left_out=left_out, optional=OPTIONAL, example=EXAMPLE
+    ):
         try:
-            rows.append(_checked(path.name, number, raw))
-        except BiaslabError as exc:
-            left_out.append(str(exc))
+            rows.append((number, _checked(raw)))
+        except _BadValue as exc:
+            left_out.add(f"with a bad value in column {exc.column}", number, exc.problem)
+    rows, repeated = _consistent(rows, left_out)
     if not rows:
-        why = f" ({left_out[0]}{_more(left_out)})" if left_out else ""
+        why = f" ({left_out.text()})" if left_out else ""
         raise BiaslabError(f"{path.name}: no {'usable ' if left_out else ''}answers{why}")
-    _no_duplicates(path.name, rows)
-    _members_agree(path.name, rows)
     frame = long_answers(pd.DataFrame([values for _, values in rows]))
+    notes = []
     if left_out:
-        frame.attrs["notes"] = [
-            f"{path.name}: {len(left_out)} row(s) left out, their pairs incomplete: "
-            f"{left_out[0]}{_more(left_out)}"
-        ]
+        notes.append(
+            f"{path.name}: {left_out.total} row(s) left out (a pair that lost one member is "
+            f"incomplete): {left_out.text()}"
+        )
+    if repeated:
+        notes.append(f"{path.name}: {repeated} repeated row(s) (the same answer) counted once")
+    if notes:
+        frame.attrs["notes"] = notes
     return frame
 
 
-def _more(problems: list[str]) -> str:
-    return f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+class _BadValue(Exception):
+    """A row whose value in one column cannot be used: the column and what is wrong with it."""
+
+    def __init__(self, column: str, problem: str) -> None:
+        super().__init__(f"column {column}: {problem}")
+        self.column = column
+        self.problem = problem
 
 
-def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-    """One row's values, typed, or a one-line error naming the line and the column."""
-
-    def fail(column: str, problem: str) -> BiaslabError:
-        return BiaslabError(f"{name} line {number}, column {column}: {problem}")
-
+def _checked(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """One row's values, typed, or :class:`_BadValue` naming the column."""
+    fail = _BadValue
     values: dict[str, Any] = {}
     for column in ("model", "family", "hypothesis", "mode", "pair_id", "variant"):
         values[column] = _text(raw.get(column), column == "pair_id", partial(fail, column))
@@ -242,7 +258,7 @@ def _checked(name: str, number: int, raw: Mapping[str, Any]) -> tuple[int, dict[
     values["pair_key"] = str(key).strip() if key not in (None, "") else values["pair_id"]
     problem = raw.get("problem_key")
     values["problem_key"] = str(problem).strip() if problem not in (None, "") else ""
-    return number, values
+    return values
 
 
 def _text(value: Any, integer_allowed: bool, fail: Fail) -> str:
@@ -278,32 +294,50 @@ def _optional_int(value: Any, lowest: int | None, fail: Fail) -> int | None:
         raise fail(f"{value!r} is not an integer") from None
     if lowest is not None and number < lowest:
         raise fail(f"{number} is below {lowest}")
+    if abs(number) > LARGEST_INTEGER:
+        raise fail(f"{number} is beyond 64-bit integers")
     return number
 
 
-def _no_duplicates(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
-    seen: dict[tuple[Any, ...], int] = {}
-    for number, values in rows:
-        key = tuple(values[c] for c in (*KEY, "seed", "epoch", "pair_id", "variant"))
-        if key in seen:
-            raise BiaslabError(
-                f"{name} line {number}, column pair_id: {values['pair_id']} ({values['variant']}) "
-                f"is already answered on line {seen[key]}"
-            )
-        seen[key] = number
+def _consistent(
+    rows: list[tuple[int, dict[str, Any]]], left_out: LeftOut
+) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The rows that contradict no other row, in file order, and how many repeats were dropped.
 
-
-def _members_agree(name: str, rows: list[tuple[int, dict[str, Any]]]) -> None:
-    """The two rows of one pair (:data:`PAIR`) agree on its pair_key: a twin that names another
-    key than its original is a one-line error at the later of the two lines."""
-    first: dict[tuple[Any, ...], int] = {}
-    by_line = dict(rows)
+    Within one pair (:data:`PAIR`): the same row twice is kept once; one member (original or twin)
+    answered in two different ways leaves out every row of that member, since neither answer can
+    be preferred (the pair then misses that member and counts as incomplete); an original and a
+    twin that name different ``pair_key`` values leave out both, since which pair they belong to
+    cannot be known. Each left-out row is counted in ``left_out`` with the lines involved."""
+    by_member: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
     for number, values in rows:
-        pair = tuple(values[c] for c in PAIR)
-        early = first.setdefault(pair, number)
-        if by_line[early]["pair_key"] != values["pair_key"]:
-            raise BiaslabError(
-                f"{name} line {number}, column pair_key: {values['pair_key']!r}, but line {early} "
-                f"gives {by_line[early]['pair_key']!r} for the other member of pair "
-                f"{values['pair_id']}"
+        member = (*(values[c] for c in PAIR), values["variant"])
+        by_member.setdefault(member, []).append((number, values))
+    by_pair: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
+    repeated = 0
+    for member, group in by_member.items():
+        if any(values != group[0][1] for _, values in group[1:]):
+            lines = [number for number, _ in group]
+            left_out.add(
+                "answering one member of a pair in two ways",
+                lines[0],
+                f"pair {group[0][1]['pair_id']} ({member[-1]}) on lines "
+                f"{', '.join(map(str, lines))}",
+                count=len(group),
             )
+            continue
+        repeated += len(group) - 1
+        by_pair.setdefault(member[:-1], []).append(group[0])
+    kept: list[tuple[int, dict[str, Any]]] = []
+    for survivors in by_pair.values():
+        if len({values["pair_key"] for _, values in survivors}) > 1:
+            named = ", ".join(f"{values['pair_key']!r} (line {n})" for n, values in survivors)
+            left_out.add(
+                "of a pair whose original and twin name different pair_keys",
+                min(number for number, _ in survivors),
+                f"pair {survivors[0][1]['pair_id']}: {named}",
+                count=len(survivors),
+            )
+            continue
+        kept.extend(survivors)
+    return sorted(kept, key=lambda row: row[0]), repeated
