@@ -277,6 +277,16 @@ def run_all(
     if isinstance(log_dir, Path):
         ensure_dir(log_dir)
     every_model = [*models, *([judge] if judge else [])]
+    finished = finished_grid_of(spec, log_dir, options, every_model)
+    if finished is not None:
+        # what the eval set prints when it finds every task finished (its console, its markup)
+        import rich
+
+        rich.get_console().print(
+            f"[blue bold]Completed all tasks in '{log_dir}' successfully[/blue bold]"
+        )
+        print_grid_logs(finished)
+        return
     for model in every_model:
         check_model(model)
     quiet = options.get("realtime") is None and all(runs.is_reference_agent(m) for m in every_model)
@@ -308,11 +318,34 @@ def run_all(
                 "interrupted: the eval set stopped; run the same command to resume",
                 guard.exit_code(),
             )
+    print_grid_logs(logs)
+    if not success:
+        raise SystemExit(1)
+
+
+def finished_grid_of(
+    spec: Any, log_dir: Path | str, options: Mapping[str, Any], models: Sequence[str]
+) -> list[Any] | None:
+    """The logs of a grid whose every task already finished in ``log_dir``, found without
+    importing Inspect (:func:`biaslab.grid.finished_grid`); None when the eval set must decide.
+    Built-in agents only: another model is checked first (keys, provider), which needs Inspect."""
+    from biaslab import runs
+    from biaslab.grid import finished_grid, grid_cells
+
+    if not all(runs.is_reference_agent(model) for model in models):
+        return None
+    try:
+        cells = grid_cells(spec)
+    except BiaslabError:  # reported by the usual path, in its order
+        return None
+    return finished_grid(cells, log_dir, options)
+
+
+def print_grid_logs(logs: Sequence[Any]) -> None:
+    """One line per task of the grid, sorted by task, model and arguments."""
     for log in sorted(logs, key=lambda lg: (lg.eval.task, lg.eval.model, str(lg.eval.task_args))):
         click.echo(f"{log.eval.task} {log.eval.model} seed={log.eval.task_args.get('seed')}: "
                    f"{log.status} -> {log_path(log.location)}", err=True)  # fmt: skip
-    if not success:
-        raise SystemExit(1)
 
 
 def resolve_roles(

@@ -396,14 +396,18 @@ def embedded_connections(models: Sequence[str]) -> int | None:
     it is set only when the others are built-in agents: a remote model (or judge) beside the
     embedded one keeps its own concurrency, and the user sets ``--max-connections`` if they want.
     """
-    from biaslab.local.provider import MODEL_NAME, parse_model_name
-
     slots = []
     for model in models:
+        if is_reference_agent(model):
+            continue
+        # imported only here: the provider imports Inspect, which a built-in agent's grid re-run
+        # does without
+        from biaslab.local.provider import MODEL_NAME, parse_model_name
+
         name = model.removeprefix("biaslab/")
         if model.startswith("biaslab/") and name.partition("?")[0] == MODEL_NAME:
             slots.append(parse_model_name(name)["parallel"])
-        elif not is_reference_agent(model):
+        else:
             return None
     return min(slots) if slots else None
 
