@@ -32,8 +32,9 @@ as it arrives, so the compiled network is always a valid acyclic network.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from biaslab.suites.defeasible.network import Link, Network, NetworkError, Query
 
@@ -147,6 +148,26 @@ def effect_of(before: str, after: str) -> str:
 
 def statement_link(statement: Statement) -> Link | None:
     """The link a statement asserts (before source priority), None for reliability statements."""
+    link_of = _LINK_OF.get(type(statement))
+    return link_of(statement) if link_of is not None else _matched_link(statement)
+
+
+#: :func:`statement_link` of each statement kind, by exact type: labelling asks it of every
+#: statement several times, and :func:`_matched_link` tries the class patterns one by one
+_LINK_OF: dict[type, Callable[[Any], Link | None]] = {
+    Fact: lambda s: Link(s.entity, s.prop, s.positive),
+    Implication: lambda s: Link(s.src, s.dst, s.positive),
+    ClassProperty: lambda s: Link(s.cls, s.prop, s.positive),
+    KindOf: lambda s: Link(s.child, s.parent, True),
+    ExceptionFact: lambda s: Link(s.entity, s.rule.dst, not s.rule.positive),
+    Claim: lambda s: statement_link(s.content),
+    Reliability: lambda s: None,
+    EqualReliability: lambda s: None,
+}
+
+
+def _matched_link(statement: Statement) -> Link | None:
+    """:func:`statement_link` by class patterns (also for subclasses of the statement kinds)."""
     match statement:
         case Fact(entity, prop, positive):
             return Link(entity, prop, positive)
@@ -159,7 +180,7 @@ def statement_link(statement: Statement) -> Link | None:
         case ExceptionFact(entity, rule):
             return Link(entity, rule.dst, not rule.positive)
         case Claim(_, content):
-            return statement_link(content)
+            return _matched_link(content)
     return None
 
 
@@ -301,6 +322,14 @@ class Premises:
             network = self._network
             if network is not None and link not in network.out_links(link.src):
                 self._network = network.plus(link)
+
+    def add_all(self, statements: Sequence[Statement]) -> None:
+        """:meth:`add` each statement; the network is then built once rather than grown by one
+        link per statement (a conversation's opening states most of its premises at once)."""
+        if len(statements) > 1:
+            self._network = None
+        for statement in statements:
+            self.add(statement)
 
     def _check_acyclic(self, link: Link) -> None:
         if link.src == link.dst:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -257,21 +257,26 @@ class _Answers:
     def after(self, network: Network, added: Sequence[Link], removed: Sequence[Link]) -> str:
         """The answer on ``network``, which differs from the previous call's by ``added`` and
         ``removed`` (the first call's by anything)."""
-        changed = (*added, *removed)
         self.added.extend(added)
-        self.removed = self.removed or bool(removed)
-        if self.gold is not None and not changed:
-            return self.gold
+        if removed:
+            self.removed = True
+            self.reachable = self.relevant = None
+        elif added:  # the kept sets can only grow, from the added links' ends
+            if self.reachable is not None:
+                self.reachable = _grown(network.out_map(), self.reachable, added, True)
+            if self.relevant is not None:
+                self.relevant = _grown(network.in_map(), self.relevant, added, False)
         if self.gold is not None:
+            if not added and not removed:
+                return self.gold
+            changed = (*added, *removed)
             if self.reachable is None:
                 self.reachable = reachable_nodes(network, self.subject)
             if not any(link.src in self.reachable for link in changed):
-                self.relevant = None  # links into the answer's nodes may have extended them
                 return self.gold
             if self.relevant is None:
                 self.relevant = relevant_nodes(network, self.prop)
             if not any(link.dst in self.relevant for link in changed):
-                self.reachable = None  # a link out of the subject's reach may have extended it
                 return self.gold
         if self.resolution is None:
             self.resolution = SubjectResolution(network, self.subject)
@@ -279,16 +284,39 @@ class _Answers:
             self.resolution.update(network, self.added, self.removed)
         self.added, self.removed = [], False
         self.gold, self.reachable = self.resolution.answer(self.prop), self.resolution.reach
-        self.relevant = None
         return self.gold
+
+
+def _grown(
+    links_of: Mapping[str, Sequence[Link]], found: set[str], added: Sequence[Link], forward: bool
+) -> set[str]:
+    """``found`` (a node set closed under following links forward, or backward) after ``added``
+    joined the network: each added link that leaves it (forward: from a node in it to one out of
+    it; backward: into it from a node out of it) brings in its far end and everything that end
+    leads to (or comes from). A new set when it grows: the old one may be shared."""
+    grown: set[str] | None = None
+    for link in added:
+        near, far = (link.src, link.dst) if forward else (link.dst, link.src)
+        current = found if grown is None else grown
+        if near in current and far not in current:
+            if grown is None:
+                grown = set(found)
+            grown.add(far)
+            stack = [far]
+            while stack:
+                for other in links_of.get(stack.pop(), ()):
+                    end = other.dst if forward else other.src
+                    if end not in grown:
+                        grown.add(end)
+                        stack.append(end)
+    return found if grown is None else grown
 
 
 def _label_section(state: _Replay, section: Section) -> None:
     answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
     routes = _Routes(section.hypothesis.subject, section.hypothesis.prop)
     before = state.network
-    for statement in section.pretext:
-        state.premises.add(statement)
+    state.premises.add_all(section.pretext)
     state.network = state.premises.network
     gold = answers.after(state.network, (), ())
     state.events.append(Labelled(section.index, None, None, gold, *_delta(before, state.network)))
@@ -334,8 +362,7 @@ def _constant_gold(premises: Premises, section: Section) -> str | None:
     else None (the same answer as labelling it, without the events: once the gold has changed,
     the rest of the section is only added)."""
     answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
-    for statement in section.pretext:
-        premises.add(statement)
+    premises.add_all(section.pretext)
     network = premises.network
     gold: str | None = answers.after(network, (), ())
     for update in section.updates:

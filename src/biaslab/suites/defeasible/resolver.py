@@ -441,14 +441,18 @@ class SubjectResolution:
             self._evaluate_all(network)
             return
         self.network = network
-        self.reach = reachable_nodes(network, self.subject)
+        # an added link the subject reaches starts a walk; a link that only a later one makes
+        # reachable is on that one's walk (and so is everything else new in the reach)
         roots = [link.dst for link in added if link.src in self.reach]
         state = self.state
         state.network, state.into = network, network.in_map()
-        for node in _depth_first(network, roots, None)[0]:
+        order, seen = _depth_first(network, roots, None)
+        for node in order:
             for table in (state.ancestors, state.bit, state.parents, state.verdict):
                 table.pop(node, None)
             state.visit(node)
+        if not seen <= self.reach:
+            self.reach = self.reach | seen  # a new set: callers may hold the old one
 
     def answer(self, property: str) -> Answer:
         if property == self.subject:
