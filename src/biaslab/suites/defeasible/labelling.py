@@ -240,9 +240,10 @@ class _Answers:
       unchanged), or
     * none starts at a node the subject reaches (:func:`reachable_nodes`; likewise unchanged).
 
-    Each set is kept while it is known to be unchanged and recomputed when next needed. When it
-    must resolve again, the subject's resolution is kept from the last time
-    (:class:`SubjectResolution`): only the nodes the added links reach are evaluated again."""
+    Each set is kept from call to call, grown from the ends of the links added (links can only
+    add to either set) and walked again after a link is removed. When it must resolve again,
+    the subject's resolution is kept from the last time (:class:`SubjectResolution`): only the
+    nodes the added links reach are evaluated again."""
 
     def __init__(self, subject: str, prop: str) -> None:
         self.subject, self.prop = subject, prop
@@ -314,13 +315,22 @@ def _grown(
 
 def _label_section(state: _Replay, section: Section) -> None:
     answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
-    routes = _Routes(section.hypothesis.subject, section.hypothesis.prop)
     before = state.network
     state.premises.add_all(section.pretext)
     state.network = state.premises.network
     gold = answers.after(state.network, (), ())
     state.events.append(Labelled(section.index, None, None, gold, *_delta(before, state.network)))
-    for update in section.updates:
+    _label_updates(state, section, section.updates, answers)
+
+
+def _label_updates(
+    state: _Replay, section: Section, updates: Sequence[Update], answers: _Answers
+) -> None:
+    """Label ``updates``, the rest of ``section`` after what ``state`` holds (``answers``: the
+    section's answers kept so far, or new ones)."""
+    routes = _Routes(section.hypothesis.subject, section.hypothesis.prop)
+    gold = state.events[-1].gold
+    for update in updates:
         before = state.network
         state.premises.add(update.statement)
         state.network = state.premises.network
@@ -329,9 +339,31 @@ def _label_section(state: _Replay, section: Section) -> None:
                 section, update, gold, before, state.network, state.structure, answers, routes
             )
         )
-        if isinstance(update.statement, KindOf):  # measured before it shortens anything
-            state.structure.add(update.statement.child, update.statement.parent)
+        _add_structure(state.structure, update)
         gold = state.events[-1].gold
+
+
+def _add_structure(structure: StructureGraph, update: Update) -> None:
+    """A revealed "kind of" link joins the structure (after its own distance was measured)."""
+    if isinstance(update.statement, KindOf):
+        structure.add(update.statement.child, update.statement.parent)
+
+
+def _relabel_section(
+    state: _Replay, section: Section, labelled: Sequence[Labelled], same: int
+) -> None:
+    """:func:`_label_section` of ``section`` into ``state``, given ``labelled``, the events of a
+    section with the same pretext and first ``same`` updates labelled from the same state: those
+    events are kept (the premises and structure only take their statements), and labelling
+    starts at the first update that differs."""
+    kept = section.updates[:same]
+    state.premises.add_all((*section.pretext, *(update.statement for update in kept)))
+    for update in kept:
+        _add_structure(state.structure, update)
+    state.network = state.premises.network
+    state.events.extend(labelled[: same + 1])
+    answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
+    _label_updates(state, section, section.updates[same:], answers)
 
 
 def _replay(plan: Plan, state: _Replay) -> tuple[list[Labelled], Network]:
@@ -386,9 +418,10 @@ def ensure_revisions(
     that never revise tests nothing about belief revision.
 
     One pass: sections are decided in order, each on its gold in the plan as planned. Up to the
-    first revised section that is also the labelling; from there on the planned conversation is
-    only followed far enough to tell whether each section's gold is constant
-    (:func:`_constant_gold`), beside the labelling of the revised one."""
+    first revised section that is also the labelling (that section's events before its revised
+    update are kept); from there on the planned conversation is only followed far enough to tell
+    whether each section's gold is constant (:func:`_constant_gold`), beside the labelling of the
+    revised one."""
     state = _fresh_state(plan)
     if plan.decider is None:
         return _replay(plan, state)
@@ -406,15 +439,21 @@ def ensure_revisions(
         if found is not None:
             old, new = found
             updates = list(section.updates)
+            same = len(updates)  # updates before the first that differs
             if old is not None:
-                updates[updates.index(old)] = new
+                same = updates.index(old)
+                updates[same] = new
             elif cap is None or len(updates) < cap:
-                updates.insert(rng.randint(0, len(updates)), new)
+                same = rng.randint(0, len(updates))
+                updates.insert(same, new)
             revised = replace(section, updates=tuple(updates))
             plan.sections[number] = revised
-            if planned is None:
+            if planned is None:  # labelled as planned: keep the events up to the revision
+                labelled = state.events[start:]
                 planned, state = state.premises, before
-            _label_section(state, revised)
+                _relabel_section(state, revised, labelled, same)
+            else:
+                _label_section(state, revised)
         elif planned is not None:
             _label_section(state, revised)
     return state.events, state.network

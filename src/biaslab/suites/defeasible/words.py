@@ -344,7 +344,7 @@ def load_model() -> PseudowordModel:
 
 
 @lru_cache(maxsize=1)
-def _trained() -> tuple[PseudowordModel, Mapping[str, float]]:
+def _trained() -> tuple[PseudowordModel, dict[str, float]]:
     """(the model, wordfreq's English frequencies of lowercase ASCII words), from the cache or
     computed and stored there (see the module docstring)."""
     from biaslab.suites.defeasible import diskcache
@@ -389,7 +389,7 @@ def _to_plain(model: PseudowordModel, frequencies: Mapping[str, float]) -> objec
     return (levels, dict(model.lengths), model.clusters, dict(frequencies))
 
 
-def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
+def _from_plain(data: object) -> tuple[PseudowordModel, dict[str, float]]:
     if not isinstance(data, tuple) or len(data) != 4:
         raise ValueError("not a cached pseudoword model")
     levels, lengths, clusters, frequencies = data
@@ -398,6 +398,8 @@ def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
     )
     if len(buckets) != len(BUCKETS) or any(len(bucket) != ORDER for bucket in buckets):
         raise ValueError("not a cached pseudoword model")
+    if not isinstance(frequencies, dict):
+        raise ValueError("not a cached frequency list")
     model = PseudowordModel(buckets, lengths, tuple(clusters))  # type: ignore[arg-type]
     return model, frequencies
 
@@ -510,7 +512,7 @@ def deinflections(word: str) -> list[str]:
     return stems
 
 
-def _english_frequencies() -> Mapping[str, float]:
+def _english_frequencies() -> dict[str, float]:
     """wordfreq's English frequencies of lowercase ASCII words (cached with the model)."""
     return _trained()[1]
 
@@ -552,14 +554,14 @@ class _RealWords:
     """What the real-word filters look up, made once from the frequency list: sets instead of a
     Zipf value per looked-up string (the filters see about 40 candidates per conversation)."""
 
-    frequencies: Mapping[str, float]
+    frequencies: dict[str, float]
     #: every listed word of 4+ letters with Zipf >= :data:`COMMON_ZIPF`
     common: frozenset[str]
     #: whether every listed word has Zipf > 0, so that "is a word" is "is listed"
     all_listed: bool
 
     @classmethod
-    def of(cls, frequencies: Mapping[str, float]) -> _RealWords:
+    def of(cls, frequencies: dict[str, float]) -> _RealWords:
         """Read ``frequencies`` (most frequent first) only as far as the frequent words go:
         :func:`zipf_of_frequency` never decreases with the frequency, and rounding cannot lift
         a frequency half the threshold's to it."""
