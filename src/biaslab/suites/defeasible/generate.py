@@ -242,9 +242,19 @@ def _turn(turns: list[Turn], prompt: str, kind: str, event: Labelled, meta: dict
     assert gold is not None
     # built without pydantic's validation (a tenth of generating the canonical set): every
     # field is already of its type, and a turn with labels and no parser or synonyms passes
-    # the turn's own check; tests/defeasible/test_generate.py validates generated items
+    # the turn's own check; tests/defeasible/test_generate.py validates generated items. The
+    # defaults are passed too (pydantic inspects a default factory's signature on every call),
+    # and the fields set are those the validating constructor would record
     return Turn.model_construct(
-        index=len(turns), prompt=prompt, kind=kind, labels=labels, gold=gold, meta=meta
+        {"index", "prompt", "kind", "labels", "gold", "meta"},
+        index=len(turns),
+        prompt=prompt,
+        kind=kind,
+        labels=labels,
+        parser=None,
+        synonyms={},
+        gold=gold,
+        meta=meta,
     )
 
 
