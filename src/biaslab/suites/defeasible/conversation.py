@@ -250,8 +250,8 @@ def compile_claims(claims: Iterable[Claim], order: SourceOrder) -> list[Link]:
         by_link.setdefault(link, []).append(claim.source)
     kept: list[Link] = []
     for link, sources in by_link.items():
-        rivals = by_link.get(Link(link.src, link.dst, not link.positive), [])
-        if any(
+        rivals = by_link.get(Link(link.src, link.dst, not link.positive))
+        if not rivals or any(
             not any(order.more_reliable(rival, source) for rival in rivals) for source in sources
         ):
             kept.append(link)

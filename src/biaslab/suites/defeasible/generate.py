@@ -240,22 +240,38 @@ def _turn(turns: list[Turn], prompt: str, kind: str, event: Labelled, meta: dict
         (EFFECT_LABELS, event.effect) if kind == "effect" else (ENTAILMENT_LABELS, event.gold)
     )
     assert gold is not None
-    # built without pydantic's validation (a tenth of generating the canonical set): every
-    # field is already of its type, and a turn with labels and no parser or synonyms passes
-    # the turn's own check; tests/defeasible/test_generate.py validates generated items. The
-    # defaults are passed too (pydantic inspects a default factory's signature on every call),
-    # and the fields set are those the validating constructor would record
-    return Turn.model_construct(
-        {"index", "prompt", "kind", "labels", "gold", "meta"},
-        index=len(turns),
-        prompt=prompt,
-        kind=kind,
-        labels=labels,
-        parser=None,
-        synonyms={},
-        gold=gold,
-        meta=meta,
+    return _trusted_turn(
+        {
+            "index": len(turns),
+            "prompt": prompt,
+            "kind": kind,
+            "labels": labels,
+            "parser": None,
+            "synonyms": {},
+            "gold": gold,
+            "meta": meta,
+        }
     )
+
+
+#: the fields a turn built by the validating constructor with labels and no parser records as set
+_TURN_FIELDS_SET = frozenset({"index", "prompt", "kind", "labels", "gold", "meta"})
+
+
+def _trusted_turn(fields: dict[str, Any]) -> Turn:
+    """The turn with these fields (every one, in the model's order), made as pydantic's
+    ``model_construct`` makes one (the instance dict, the fields set, no extra, no private
+    attributes) without validating it: every value is already of its type and a turn with
+    labels and no parser or synonyms passes the turn's own check. Validation was a tenth of
+    generating the canonical set, and ``model_construct`` itself costs more than validating (it
+    looks at every field's aliases and defaults). tests/defeasible/test_generate.py checks that
+    generated turns equal validated ones, fields set included."""
+    turn = Turn.__new__(Turn)
+    object.__setattr__(turn, "__dict__", fields)
+    object.__setattr__(turn, "__pydantic_fields_set__", set(_TURN_FIELDS_SET))
+    object.__setattr__(turn, "__pydantic_extra__", None)
+    object.__setattr__(turn, "__pydantic_private__", None)
+    return turn
 
 
 def turn_meta(event: Labelled, sentence: str | None) -> dict[str, Any]:

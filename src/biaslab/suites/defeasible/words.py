@@ -443,7 +443,7 @@ def legality_problem(
         return f"length {len(w)} outside {min_len}-{max_len}"
     if not (w.isascii() and w.isalpha()):
         return "not plain letters"
-    if not any(ch in VOWELS for ch in w[1:]) and w[0] not in "aeiou":
+    if w[0] not in "aeiou" and VOWELS.isdisjoint(w[1:]):
         return "no vowel"
     tripled = _TRIPLED.search(w)
     if tripled:
