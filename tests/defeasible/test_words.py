@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -438,7 +439,7 @@ def test_real_word_sets_are_the_zipf_thresholds() -> None:
     from a list kept most frequent first."""
     real = W._real_words()
     listed = list(real.frequencies.values())
-    assert all(a >= b for a, b in zip(listed, listed[1:], strict=False))
+    assert all(a >= b for a, b in pairwise(listed))
     assert real.common == {
         w for w in real.frequencies if len(w) >= W.COMMON_MIN_LEN and W._zipf(w) >= W.COMMON_ZIPF
     }
