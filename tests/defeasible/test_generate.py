@@ -30,6 +30,7 @@ from biaslab.suites.defeasible.conversation import (
     Reliability,
     Section,
     SourceOrder,
+    Statement,
     Update,
     compile_claims,
     effect_of,
@@ -566,6 +567,51 @@ def test_default_distance_counts_chain_hops_from_the_subject() -> None:
 
 
 # ------------------------------------------------------------------------------ compilation
+
+
+_SOURCES = st.sampled_from(["Ava", "Ben", "Cy"])
+_PAIR_FACTS = st.builds(
+    lambda a, b, positive: Fact(f"n{min(a, b)}", f"n{max(a, b)}", positive),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.booleans(),
+).filter(lambda fact: fact.entity != fact.prop)
+_PREMISE_STATEMENTS = st.one_of(
+    _PAIR_FACTS,
+    st.builds(Claim, _SOURCES, _PAIR_FACTS),
+    st.builds(Claim, _SOURCES, _PAIR_FACTS),
+    st.builds(Reliability, _SOURCES, _SOURCES).filter(lambda r: r.more != r.less),
+    st.builds(EqualReliability, _SOURCES, _SOURCES).filter(lambda e: e.first != e.second),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(statements=st.lists(_PREMISE_STATEMENTS, max_size=14), read_every=st.integers(1, 2))
+# a more reliable source's claim pushes out a link a less reliable one had put in
+@example(
+    statements=[
+        Reliability("Ben", "Ava"),
+        Claim("Ava", Fact("n0", "n1", False)),
+        Claim("Ben", Fact("n0", "n1", True)),
+    ],
+    read_every=1,
+)
+def test_premises_followed_claim_by_claim_are_the_premises_compiled_afresh(
+    statements: list[Statement], read_every: int
+) -> None:
+    """A claim changes the kept network only at its own pair of nodes (a link may enter; its
+    opposite may leave): read after any statement, the network must be the one compiled from
+    everything said so far."""
+    from biaslab.suites.defeasible.conversation import build_network
+
+    premises = Premises()
+    for number, statement in enumerate(statements):
+        premises.add(statement)
+        if number % read_every == 0:
+            fresh = build_network(premises.links())
+            assert premises.network.links == fresh.links
+            assert dict(premises.network.in_map()) == dict(fresh.in_map())
+            assert dict(premises.network.out_map()) == dict(fresh.out_map())
 
 
 def test_source_priority_keeps_only_the_more_reliable_claim() -> None:

@@ -286,6 +286,7 @@ class Premises:
     def __init__(self, statements: Iterable[Statement] = ()) -> None:
         self._given: dict[Link, None] = {}
         self._claims: list[Claim] = []
+        self._claimed: dict[Link, list[str]] = {}  # link -> the sources claiming it, in order
         self.order = SourceOrder()
         self._network: Network | None = None
         self._successors: dict[str, set[str]] = {}  # every link ever asserted, for cycle checks
@@ -298,6 +299,7 @@ class Premises:
         copied = Premises()
         copied._given = dict(self._given)
         copied._claims = list(self._claims)
+        copied._claimed = {link: list(sources) for link, sources in self._claimed.items()}
         copied.order = self.order.copy()
         copied._network = self._network
         copied._successors = {node: set(after) for node, after in self._successors.items()}
@@ -314,8 +316,10 @@ class Premises:
         assert link is not None
         self._check_acyclic(link)
         if isinstance(statement, Claim):
-            self._network = None
             self._claims.append(statement)
+            self._claimed.setdefault(link, []).append(statement.source)
+            if self._network is not None:
+                self._network = self._after_claim(self._network, link)
         elif link not in self._given:
             self._given[link] = None
             # a plain statement adds its link to what the claims left: the network grows by it
@@ -330,6 +334,30 @@ class Premises:
             self._network = None
         for statement in statements:
             self.add(statement)
+
+    def _after_claim(self, network: Network, link: Link) -> Network | None:
+        """``network`` after a claim of ``link`` (None: to be built again). Only the claimed
+        pair's two links can change (no other link's claims or rivals did): a further source can
+        only let ``link`` in (see :func:`compile_claims`) and only push its opposite out."""
+        held = network.out_links(link.src)
+        opposite = Link(link.src, link.dst, not link.positive)
+        if opposite in held and opposite not in self._given and not self._claim_kept(opposite):
+            return None  # a link leaves: built again, as a removal is rare
+        if link not in held and self._claim_kept(link):
+            return network.plus(link)
+        return network
+
+    def _claim_kept(self, link: Link) -> bool:
+        """Whether :func:`compile_claims` keeps ``link`` (claimed, and by some source no rival
+        source is more reliable than)."""
+        sources = self._claimed.get(link)
+        if not sources:
+            return False
+        rivals = self._claimed.get(Link(link.src, link.dst, not link.positive))
+        return not rivals or any(
+            not any(self.order.more_reliable(rival, source) for rival in rivals)
+            for source in sources
+        )
 
     def _check_acyclic(self, link: Link) -> None:
         if link.src == link.dst:
