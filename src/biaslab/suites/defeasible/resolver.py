@@ -78,6 +78,7 @@ a node to itself in an acyclic network).
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
@@ -453,6 +454,17 @@ class SubjectResolution:
             state.visit(node)
         if not seen <= self.reach:
             self.reach = self.reach | seen  # a new set: callers may hold the old one
+
+    def copy(self) -> SubjectResolution:
+        """An independent copy, to follow a different growth of the same network (the tables
+        :meth:`update` changes are copied; networks and reach sets are never changed in place)."""
+        copied = SubjectResolution.__new__(SubjectResolution)
+        copied.subject, copied.network, copied.reach = self.subject, self.network, self.reach
+        state = copy.copy(self.state)
+        state.ancestors, state.bit = dict(state.ancestors), dict(state.bit)
+        state.parents, state.verdict = dict(state.parents), dict(state.verdict)
+        copied.state = state
+        return copied
 
     def answer(self, property: str) -> Answer:
         if property == self.subject:
