@@ -330,6 +330,26 @@ def test_revising_keeps_the_labels_of_labelling_the_revised_plan_afresh(
     assert revised >= 2  # sections revised (2 to 31 of 25 conversations, by split)
 
 
+def test_generating_makes_no_reference_cycles_and_restores_the_collector() -> None:
+    """The cyclic collector is paused while items are generated, which is only free if
+    generating leaves no cyclic garbage behind; and the collector is left as it was found."""
+    import gc
+
+    generate(resolve_config("hard", {}), 20, 1)  # what a first call loads and keeps
+    gc.collect()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        for difficulty in ("easy", "hard"):
+            generate(resolve_config(difficulty, {"topology": "all"}), 21, 6)
+        assert not gc.isenabled()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    generate(resolve_config("easy", {}), 21, 2)
+    assert gc.isenabled()
+
+
 def test_easy_and_hard_streams_differ() -> None:
     easy = generate(resolve_config("easy", {"topology": "linear"}), 3, 2)
     hard = generate(resolve_config("easy", {"topology": "linear", "difficulty": "hard"}), 3, 2)
