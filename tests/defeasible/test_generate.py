@@ -21,6 +21,7 @@ from biaslab.suites.defeasible.conversation import (
     Claim,
     ClassProperty,
     EqualReliability,
+    ExceptionFact,
     Fact,
     Hypothesis,
     Implication,
@@ -29,6 +30,7 @@ from biaslab.suites.defeasible.conversation import (
     Reliability,
     Section,
     SourceOrder,
+    Statement,
     Update,
     compile_claims,
     effect_of,
@@ -216,6 +218,55 @@ def test_answers_kept_through_a_section_agree_with_resolving_afresh(
         assert answer == resolve(network, f"n{subject}", f"n{prop}")
 
 
+@settings(max_examples=200, deadline=None)
+@given(links=st.lists(_DAG_LINKS, max_size=12), extra=_DAG_LINKS)
+def test_a_network_grown_by_one_link_is_the_network_made_afresh(
+    links: list[Link], extra: Link
+) -> None:
+    """:meth:`Network.plus` inserts the link into the kept orderings: the same links and the
+    same per-node rows, in the same order, as :func:`make_network` sorting everything."""
+    network = make_network(links)
+    if extra in network.link_set:
+        return
+    grown, fresh = network.plus(extra), make_network([*links, extra])
+    assert grown.links == fresh.links
+    assert dict(grown.out_map()) == dict(fresh.out_map())
+    assert dict(grown.in_map()) == dict(fresh.in_map())
+    assert grown.grown_from(network) == extra
+
+
+_NAMES = st.sampled_from(["Ann", "Bo", "p1", "p2", "x"])
+_SIGNS = st.booleans()
+_STATEMENTS = st.one_of(
+    st.builds(Fact, _NAMES, _NAMES, _SIGNS),
+    st.builds(Implication, _NAMES, _NAMES, _SIGNS),
+    st.builds(ClassProperty, _NAMES, _NAMES, _SIGNS),
+    st.builds(KindOf, _NAMES, _NAMES, _SIGNS),
+    st.builds(ExceptionFact, _NAMES, st.builds(Implication, _NAMES, _NAMES, _SIGNS)),
+    st.builds(Claim, _NAMES, st.builds(Fact, _NAMES, _NAMES, _SIGNS)),
+    st.builds(Claim, _NAMES, st.builds(Implication, _NAMES, _NAMES, _SIGNS)),
+    st.builds(Reliability, _NAMES, _NAMES),
+    st.builds(EqualReliability, _NAMES, _NAMES),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(statement=_STATEMENTS)
+def test_statement_links_by_type_are_those_by_pattern(statement: object) -> None:
+    from biaslab.suites.defeasible.conversation import _matched_link, statement_link
+
+    assert statement_link(statement) == _matched_link(statement)  # type: ignore[arg-type]
+
+
+def test_a_subclassed_statement_still_asserts_its_link() -> None:
+    from biaslab.suites.defeasible.conversation import statement_link
+
+    class Noted(Fact):
+        pass
+
+    assert statement_link(Noted("Ann", "p1", False)) == Link("Ann", "p1", False)
+
+
 def test_generated_items_pass_the_schema() -> None:
     """The generator builds its items without validating them a second time, and a turn's meta
     is not checked value by value: every item of every split must still be one the schema
@@ -227,6 +278,76 @@ def test_generated_items_pass_the_schema() -> None:
             text = item.model_dump_json()
             assert Item.model_validate(item.model_dump()).model_dump_json() == text
             assert Item.model_validate_json(text).model_dump_json() == text
+
+
+def test_generated_turns_are_the_validated_turns() -> None:
+    """Turns are made without pydantic's validation: each must be the turn the validating
+    constructor makes from the same values, down to the fields it records as set."""
+    from biaslab.schema import Turn
+
+    for preset in ("easy", "hard"):
+        for item in items_for(preset):
+            for turn in item.turns:
+                validated = Turn(
+                    index=turn.index,
+                    prompt=turn.prompt,
+                    kind=turn.kind,
+                    labels=turn.labels,
+                    gold=turn.gold,
+                    meta=turn.meta,
+                )
+                assert turn == validated
+                assert list(turn.__dict__.items()) == list(validated.__dict__.items())
+                assert turn.model_fields_set == validated.model_fields_set
+                assert turn.__pydantic_extra__ == validated.__pydantic_extra__
+                assert turn.__pydantic_private__ == validated.__pydantic_private__
+                assert turn.model_dump_json() == validated.model_dump_json()
+
+
+@pytest.mark.parametrize("preset", ["easy", "hard"])
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_revising_keeps_the_labels_of_labelling_the_revised_plan_afresh(
+    preset: str, topology: str
+) -> None:
+    """ensure_revisions keeps a revised section's events up to its revised update and labels
+    the rest (and the planned conversation only as far as it must): its events and network
+    must be those of labelling the revised plan from the start."""
+    from biaslab.seeding import item_random
+    from biaslab.suites.defeasible.generate import PLANNERS, ensure_revisions
+
+    config = resolve_config(preset, {"topology": topology})
+    lexicon = load_lexicon()
+    revised = 0
+    for index in range(25):
+        rng = item_random(13, topology, config.difficulty, index)
+        plan = PLANNERS[topology](config, rng, lexicon)
+        planned = list(plan.sections)
+        events, network = ensure_revisions(plan, rng, config.max_updates_per_section)
+        revised += sum(a is not b for a, b in zip(planned, plan.sections, strict=True))
+        afresh, afresh_network = label_plan(plan)
+        assert events == afresh
+        assert network.links == afresh_network.links
+    assert revised >= 2  # sections revised (2 to 31 of 25 conversations, by split)
+
+
+def test_generating_makes_no_reference_cycles_and_restores_the_collector() -> None:
+    """The cyclic collector is paused while items are generated, which is only free if
+    generating leaves no cyclic garbage behind; and the collector is left as it was found."""
+    import gc
+
+    generate(resolve_config("hard", {}), 20, 1)  # what a first call loads and keeps
+    gc.collect()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        for difficulty in ("easy", "hard"):
+            generate(resolve_config(difficulty, {"topology": "all"}), 21, 6)
+        assert not gc.isenabled()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    generate(resolve_config("easy", {}), 21, 2)
+    assert gc.isenabled()
 
 
 def test_easy_and_hard_streams_differ() -> None:
@@ -466,6 +587,51 @@ def test_default_distance_counts_chain_hops_from_the_subject() -> None:
 
 
 # ------------------------------------------------------------------------------ compilation
+
+
+_SOURCES = st.sampled_from(["Ava", "Ben", "Cy"])
+_PAIR_FACTS = st.builds(
+    lambda a, b, positive: Fact(f"n{min(a, b)}", f"n{max(a, b)}", positive),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.booleans(),
+).filter(lambda fact: fact.entity != fact.prop)
+_PREMISE_STATEMENTS = st.one_of(
+    _PAIR_FACTS,
+    st.builds(Claim, _SOURCES, _PAIR_FACTS),
+    st.builds(Claim, _SOURCES, _PAIR_FACTS),
+    st.builds(Reliability, _SOURCES, _SOURCES).filter(lambda r: r.more != r.less),
+    st.builds(EqualReliability, _SOURCES, _SOURCES).filter(lambda e: e.first != e.second),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(statements=st.lists(_PREMISE_STATEMENTS, max_size=14), read_every=st.integers(1, 2))
+# a more reliable source's claim pushes out a link a less reliable one had put in
+@example(
+    statements=[
+        Reliability("Ben", "Ava"),
+        Claim("Ava", Fact("n0", "n1", False)),
+        Claim("Ben", Fact("n0", "n1", True)),
+    ],
+    read_every=1,
+)
+def test_premises_followed_claim_by_claim_are_the_premises_compiled_afresh(
+    statements: list[Statement], read_every: int
+) -> None:
+    """A claim changes the kept network only at its own pair of nodes (a link may enter; its
+    opposite may leave): read after any statement, the network must be the one compiled from
+    everything said so far."""
+    from biaslab.suites.defeasible.conversation import build_network
+
+    premises = Premises()
+    for number, statement in enumerate(statements):
+        premises.add(statement)
+        if number % read_every == 0:
+            fresh = build_network(premises.links())
+            assert premises.network.links == fresh.links
+            assert dict(premises.network.in_map()) == dict(fresh.in_map())
+            assert dict(premises.network.out_map()) == dict(fresh.out_map())
 
 
 def test_source_priority_keeps_only_the_more_reliable_claim() -> None:

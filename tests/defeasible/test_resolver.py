@@ -496,6 +496,32 @@ def test_a_resolution_kept_as_links_come_and_go_agrees_with_resolving_afresh(
                 ), (subject, prop, current.to_dict())
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_networks(), st.randoms(use_true_random=False))
+def test_a_copied_resolution_follows_its_own_growth_and_leaves_the_original(
+    network: Network, rng: random.Random
+) -> None:
+    """The generator tries candidate links on copies of one resolution: a copy grown link by
+    link must agree with resolving afresh, and the original must still answer for its own
+    network."""
+    links = list(network.links)
+    rng.shuffle(links)
+    half = len(links) // 2
+    start = make_network(links[:half])
+    for subject in network.nodes:
+        original = SubjectResolution(start, subject)
+        copied = original.copy()
+        current = start
+        for link in links[half:]:
+            current = current.plus(link)
+            copied.update(current, [link], False)
+        for prop in network.nodes:
+            assert (copied.answer(prop), copied.reach) == resolve_with_reach(current, subject, prop)
+            assert (original.answer(prop), original.reach) == resolve_with_reach(
+                start, subject, prop
+            )
+
+
 @settings(max_examples=200, deadline=None)
 @given(small_networks(), st.randoms(use_true_random=False), st.permutations(_OTHER_NAMES))
 def test_answers_ignore_edge_order_and_names(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -355,3 +356,114 @@ def test_concurrent_writers_leave_one_whole_entry(
         list(pool.map(lambda _: diskcache.store("x", "k", value), range(8)))
     assert diskcache.load("x", "k") == value
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
+
+
+# ------------------------------------------------------------------------ fast paths vs plain ones
+
+
+def _plain_sample(model: W.PseudowordModel, rng: random.Random, min_len: int, max_len: int) -> str:
+    """:meth:`PseudowordModel.sample` written plainly: the distribution of every letter asked
+    afresh and accumulated, one draw per letter."""
+    from bisect import bisect_right
+    from itertools import accumulate
+
+    lengths = range(min_len, max_len + 1)
+    cum = list(accumulate(model.lengths.get(k, 0) + 1 for k in lengths))
+    length = lengths[bisect_right(cum, rng.random() * cum[-1])]
+    word = ""
+    for i in range(length):
+        cum = list(accumulate(model.distribution(position_bucket(i, length), word[-2:])))
+        word += ALPHABET[min(bisect_right(cum, rng.random() * cum[-1]), len(ALPHABET) - 1)]
+    return word
+
+
+def _plain_is_english(word: str) -> bool:
+    w = word.lower()
+    return W._zipf(w) > 0 or any(W._zipf(stem) > 0 for stem in deinflections(w))
+
+
+def _plain_contains_common_word(word: str) -> bool:
+    w = word.lower()
+    return any(
+        W._zipf(w[i : i + size]) >= W.COMMON_ZIPF
+        for size in range(W.COMMON_MIN_LEN, len(w))
+        for i in range(len(w) - size + 1)
+    )
+
+
+def _plain_pseudowords(rng: random.Random, n: int, exclude: frozenset[str]) -> list[str]:
+    """:func:`pseudowords` (4-8 letters) with every filter in its plain form, in the order the
+    filters are documented."""
+    model = load_model()
+    excluded = {w.lower() for w in exclude}
+    taken = set().union(*(W._neighbourhood(w) for w in excluded))
+    out: list[str] = []
+    for _ in range(max(W._MIN_ATTEMPTS, W._ATTEMPTS_PER_WORD * n)):
+        if len(out) == n:
+            break
+        w = _plain_sample(model, rng, 4, 8)
+        if w.capitalize() in out or w in excluded or legality_problem(w, model=model):
+            continue
+        hood = W._neighbourhood(w)
+        if hood & taken or _plain_is_english(w) or _plain_contains_common_word(w):
+            continue
+        taken |= hood
+        out.append(w.capitalize())
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), lo=st.integers(4, 8), extra=st.integers(0, 4))
+def test_sampling_from_kept_tables_is_sampling_plainly(seed: int, lo: int, extra: int) -> None:
+    model = load_model()
+    fast, plain = random.Random(seed), random.Random(seed)
+    hi = min(lo + extra, 12)
+    for _ in range(30):
+        assert model.sample(fast, lo, hi) == _plain_sample(model, plain, lo, hi)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(1, 15), exclude=st.sampled_from([(), ("Kitylu",)]))
+def test_pseudowords_are_those_of_the_plain_filters(
+    seed: int, n: int, exclude: tuple[str, ...]
+) -> None:
+    """The filters run in another order and as set lookups; the words (and the draws) must be
+    those of the filters written out in their documented order from Zipf values."""
+    assert pseudowords(random.Random(seed), n, exclude=exclude) == _plain_pseudowords(
+        random.Random(seed), n, frozenset(exclude)
+    )
+
+
+def test_real_word_sets_are_the_zipf_thresholds() -> None:
+    """The frequent-word set and "every listed word counts" are what the Zipf values say, read
+    from a list kept most frequent first."""
+    real = W._real_words()
+    listed = list(real.frequencies.values())
+    assert all(a >= b for a, b in pairwise(listed))
+    assert real.common == {
+        w for w in real.frequencies if len(w) >= W.COMMON_MIN_LEN and W._zipf(w) >= W.COMMON_ZIPF
+    }
+    assert len(real.common) > 1000
+    assert real.all_listed == all(W._zipf(w) > 0 for w in real.frequencies)
+
+
+_WORDISH = st.one_of(
+    st.text(alphabet=ALPHABET, min_size=1, max_size=12),
+    st.sampled_from(["Table", "tables", "jumped", "running", "carries", "Rembody", "caf\u00e9s",
+                     "Kitylu", "well-known", "bodys", "STATIONS"]),
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(word=_WORDISH)
+def test_real_word_filters_agree_with_their_zipf_definitions(word: str) -> None:
+    assert is_english(word) == _plain_is_english(word)
+    assert contains_common_word(word) == _plain_contains_common_word(word)
+
+
+def test_real_word_filters_agree_on_listed_words_and_their_forms() -> None:
+    real = W._real_words()
+    words = random.Random(5).sample(sorted(real.frequencies), 2000)
+    for word in [*words, *(w + "s" for w in words[:300]), *("zo" + w for w in words[:300])]:
+        assert is_english(word) == _plain_is_english(word), word
+        assert contains_common_word(word) == _plain_contains_common_word(word), word

@@ -32,8 +32,9 @@ as it arrives, so the compiled network is always a valid acyclic network.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from biaslab.suites.defeasible.network import Link, Network, NetworkError, Query
 
@@ -147,6 +148,26 @@ def effect_of(before: str, after: str) -> str:
 
 def statement_link(statement: Statement) -> Link | None:
     """The link a statement asserts (before source priority), None for reliability statements."""
+    link_of = _LINK_OF.get(type(statement))
+    return link_of(statement) if link_of is not None else _matched_link(statement)
+
+
+#: :func:`statement_link` of each statement kind, by exact type: labelling asks it of every
+#: statement several times, and :func:`_matched_link` tries the class patterns one by one
+_LINK_OF: dict[type, Callable[[Any], Link | None]] = {
+    Fact: lambda s: Link(s.entity, s.prop, s.positive),
+    Implication: lambda s: Link(s.src, s.dst, s.positive),
+    ClassProperty: lambda s: Link(s.cls, s.prop, s.positive),
+    KindOf: lambda s: Link(s.child, s.parent, True),
+    ExceptionFact: lambda s: Link(s.entity, s.rule.dst, not s.rule.positive),
+    Claim: lambda s: statement_link(s.content),
+    Reliability: lambda s: None,
+    EqualReliability: lambda s: None,
+}
+
+
+def _matched_link(statement: Statement) -> Link | None:
+    """:func:`statement_link` by class patterns (also for subclasses of the statement kinds)."""
     match statement:
         case Fact(entity, prop, positive):
             return Link(entity, prop, positive)
@@ -159,7 +180,7 @@ def statement_link(statement: Statement) -> Link | None:
         case ExceptionFact(entity, rule):
             return Link(entity, rule.dst, not rule.positive)
         case Claim(_, content):
-            return statement_link(content)
+            return _matched_link(content)
     return None
 
 
@@ -229,8 +250,8 @@ def compile_claims(claims: Iterable[Claim], order: SourceOrder) -> list[Link]:
         by_link.setdefault(link, []).append(claim.source)
     kept: list[Link] = []
     for link, sources in by_link.items():
-        rivals = by_link.get(Link(link.src, link.dst, not link.positive), [])
-        if any(
+        rivals = by_link.get(Link(link.src, link.dst, not link.positive))
+        if not rivals or any(
             not any(order.more_reliable(rival, source) for rival in rivals) for source in sources
         ):
             kept.append(link)
@@ -265,6 +286,7 @@ class Premises:
     def __init__(self, statements: Iterable[Statement] = ()) -> None:
         self._given: dict[Link, None] = {}
         self._claims: list[Claim] = []
+        self._claimed: dict[Link, list[str]] = {}  # link -> the sources claiming it, in order
         self.order = SourceOrder()
         self._network: Network | None = None
         self._successors: dict[str, set[str]] = {}  # every link ever asserted, for cycle checks
@@ -277,6 +299,7 @@ class Premises:
         copied = Premises()
         copied._given = dict(self._given)
         copied._claims = list(self._claims)
+        copied._claimed = {link: list(sources) for link, sources in self._claimed.items()}
         copied.order = self.order.copy()
         copied._network = self._network
         copied._successors = {node: set(after) for node, after in self._successors.items()}
@@ -293,14 +316,48 @@ class Premises:
         assert link is not None
         self._check_acyclic(link)
         if isinstance(statement, Claim):
-            self._network = None
             self._claims.append(statement)
+            self._claimed.setdefault(link, []).append(statement.source)
+            if self._network is not None:
+                self._network = self._after_claim(self._network, link)
         elif link not in self._given:
             self._given[link] = None
             # a plain statement adds its link to what the claims left: the network grows by it
             network = self._network
             if network is not None and link not in network.out_links(link.src):
                 self._network = network.plus(link)
+
+    def add_all(self, statements: Sequence[Statement]) -> None:
+        """:meth:`add` each statement; the network is then built once rather than grown by one
+        link per statement (a conversation's opening states most of its premises at once)."""
+        if len(statements) > 1:
+            self._network = None
+        for statement in statements:
+            self.add(statement)
+
+    def _after_claim(self, network: Network, link: Link) -> Network | None:
+        """``network`` after a claim of ``link`` (None: to be built again). Only the claimed
+        pair's two links can change (no other link's claims or rivals did): a further source can
+        only let ``link`` in (see :func:`compile_claims`) and only push its opposite out."""
+        held = network.out_links(link.src)
+        opposite = Link(link.src, link.dst, not link.positive)
+        if opposite in held and opposite not in self._given and not self._claim_kept(opposite):
+            return None  # a link leaves: built again, as a removal is rare
+        if link not in held and self._claim_kept(link):
+            return network.plus(link)
+        return network
+
+    def _claim_kept(self, link: Link) -> bool:
+        """Whether :func:`compile_claims` keeps ``link`` (claimed, and by some source no rival
+        source is more reliable than)."""
+        sources = self._claimed.get(link)
+        if not sources:
+            return False
+        rivals = self._claimed.get(Link(link.src, link.dst, not link.positive))
+        return not rivals or any(
+            not any(self.order.more_reliable(rival, source) for rival in rivals)
+            for source in sources
+        )
 
     def _check_acyclic(self, link: Link) -> None:
         if link.src == link.dst:

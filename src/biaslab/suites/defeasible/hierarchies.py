@@ -25,7 +25,7 @@ from biaslab.suites.defeasible.labelling import (
 from biaslab.suites.defeasible.lexicon import Domain, Lexicon
 from biaslab.suites.defeasible.network import Link
 from biaslab.suites.defeasible.planning import coin, entity_names, order_updates, pick_domain
-from biaslab.suites.defeasible.resolver import resolve_with_reach
+from biaslab.suites.defeasible.resolver import SubjectResolution
 
 
 @dataclass
@@ -203,14 +203,18 @@ def _cross_link(config: Config, rng: random.Random, world: _Hierarchy) -> KindOf
 
     def nixon() -> list[KindOf]:
         """The candidates that leave the answer unknown once everything is revealed (worked out
-        only when the draw needs them: it resolves the whole hierarchy once per candidate;
-        :func:`resolve_with_reach` walks only the subject's part of it)."""
-        final = resolve_with_reach(base, subject, world.prop)[0]
+        only when the draw needs them: the subject's resolution of the whole hierarchy is made
+        once, and each candidate's link evaluates again only what it reaches, in a copy)."""
+        resolution = SubjectResolution(base, subject)
+        final = resolution.answer(world.prop)
         conflicts = []
         for c in candidates:
             link = Link(c.child, c.parent)
-            network = base if link in base.link_set else base.plus(link)
-            if resolve_with_reach(network, subject, world.prop)[0] == "unknown" != final:
+            if link in base.link_set:
+                continue  # the answer is the final one
+            with_link = resolution.copy()
+            with_link.update(base.plus(link), (link,), False)
+            if with_link.answer(world.prop) == "unknown" != final:
                 conflicts.append(c)
         return conflicts
 

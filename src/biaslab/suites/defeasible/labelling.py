@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -240,9 +240,10 @@ class _Answers:
       unchanged), or
     * none starts at a node the subject reaches (:func:`reachable_nodes`; likewise unchanged).
 
-    Each set is kept while it is known to be unchanged and recomputed when next needed. When it
-    must resolve again, the subject's resolution is kept from the last time
-    (:class:`SubjectResolution`): only the nodes the added links reach are evaluated again."""
+    Each set is kept from call to call, grown from the ends of the links added (links can only
+    add to either set) and walked again after a link is removed. When it must resolve again,
+    the subject's resolution is kept from the last time (:class:`SubjectResolution`): only the
+    nodes the added links reach are evaluated again."""
 
     def __init__(self, subject: str, prop: str) -> None:
         self.subject, self.prop = subject, prop
@@ -257,21 +258,26 @@ class _Answers:
     def after(self, network: Network, added: Sequence[Link], removed: Sequence[Link]) -> str:
         """The answer on ``network``, which differs from the previous call's by ``added`` and
         ``removed`` (the first call's by anything)."""
-        changed = (*added, *removed)
         self.added.extend(added)
-        self.removed = self.removed or bool(removed)
-        if self.gold is not None and not changed:
-            return self.gold
+        if removed:
+            self.removed = True
+            self.reachable = self.relevant = None
+        elif added:  # the kept sets can only grow, from the added links' ends
+            if self.reachable is not None:
+                self.reachable = _grown(network.out_map(), self.reachable, added, True)
+            if self.relevant is not None:
+                self.relevant = _grown(network.in_map(), self.relevant, added, False)
         if self.gold is not None:
+            if not added and not removed:
+                return self.gold
+            changed = (*added, *removed)
             if self.reachable is None:
                 self.reachable = reachable_nodes(network, self.subject)
             if not any(link.src in self.reachable for link in changed):
-                self.relevant = None  # links into the answer's nodes may have extended them
                 return self.gold
             if self.relevant is None:
                 self.relevant = relevant_nodes(network, self.prop)
             if not any(link.dst in self.relevant for link in changed):
-                self.reachable = None  # a link out of the subject's reach may have extended it
                 return self.gold
         if self.resolution is None:
             self.resolution = SubjectResolution(network, self.subject)
@@ -279,20 +285,52 @@ class _Answers:
             self.resolution.update(network, self.added, self.removed)
         self.added, self.removed = [], False
         self.gold, self.reachable = self.resolution.answer(self.prop), self.resolution.reach
-        self.relevant = None
         return self.gold
+
+
+def _grown(
+    links_of: Mapping[str, Sequence[Link]], found: set[str], added: Sequence[Link], forward: bool
+) -> set[str]:
+    """``found`` (a node set closed under following links forward, or backward) after ``added``
+    joined the network: each added link that leaves it (forward: from a node in it to one out of
+    it; backward: into it from a node out of it) brings in its far end and everything that end
+    leads to (or comes from). A new set when it grows: the old one may be shared."""
+    grown: set[str] | None = None
+    for link in added:
+        near, far = (link.src, link.dst) if forward else (link.dst, link.src)
+        current = found if grown is None else grown
+        if near in current and far not in current:
+            if grown is None:
+                grown = set(found)
+            grown.add(far)
+            stack = [far]
+            while stack:
+                for other in links_of.get(stack.pop(), ()):
+                    end = other.dst if forward else other.src
+                    if end not in grown:
+                        grown.add(end)
+                        stack.append(end)
+    return found if grown is None else grown
 
 
 def _label_section(state: _Replay, section: Section) -> None:
     answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
-    routes = _Routes(section.hypothesis.subject, section.hypothesis.prop)
     before = state.network
-    for statement in section.pretext:
-        state.premises.add(statement)
+    state.premises.add_all(section.pretext)
     state.network = state.premises.network
     gold = answers.after(state.network, (), ())
     state.events.append(Labelled(section.index, None, None, gold, *_delta(before, state.network)))
-    for update in section.updates:
+    _label_updates(state, section, section.updates, answers)
+
+
+def _label_updates(
+    state: _Replay, section: Section, updates: Sequence[Update], answers: _Answers
+) -> None:
+    """Label ``updates``, the rest of ``section`` after what ``state`` holds (``answers``: the
+    section's answers kept so far, or new ones)."""
+    routes = _Routes(section.hypothesis.subject, section.hypothesis.prop)
+    gold = state.events[-1].gold
+    for update in updates:
         before = state.network
         state.premises.add(update.statement)
         state.network = state.premises.network
@@ -301,9 +339,31 @@ def _label_section(state: _Replay, section: Section) -> None:
                 section, update, gold, before, state.network, state.structure, answers, routes
             )
         )
-        if isinstance(update.statement, KindOf):  # measured before it shortens anything
-            state.structure.add(update.statement.child, update.statement.parent)
+        _add_structure(state.structure, update)
         gold = state.events[-1].gold
+
+
+def _add_structure(structure: StructureGraph, update: Update) -> None:
+    """A revealed "kind of" link joins the structure (after its own distance was measured)."""
+    if isinstance(update.statement, KindOf):
+        structure.add(update.statement.child, update.statement.parent)
+
+
+def _relabel_section(
+    state: _Replay, section: Section, labelled: Sequence[Labelled], same: int
+) -> None:
+    """:func:`_label_section` of ``section`` into ``state``, given ``labelled``, the events of a
+    section with the same pretext and first ``same`` updates labelled from the same state: those
+    events are kept (the premises and structure only take their statements), and labelling
+    starts at the first update that differs."""
+    kept = section.updates[:same]
+    state.premises.add_all((*section.pretext, *(update.statement for update in kept)))
+    for update in kept:
+        _add_structure(state.structure, update)
+    state.network = state.premises.network
+    state.events.extend(labelled[: same + 1])
+    answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
+    _label_updates(state, section, section.updates[same:], answers)
 
 
 def _replay(plan: Plan, state: _Replay) -> tuple[list[Labelled], Network]:
@@ -334,8 +394,7 @@ def _constant_gold(premises: Premises, section: Section) -> str | None:
     else None (the same answer as labelling it, without the events: once the gold has changed,
     the rest of the section is only added)."""
     answers = _Answers(section.hypothesis.subject, section.hypothesis.prop)
-    for statement in section.pretext:
-        premises.add(statement)
+    premises.add_all(section.pretext)
     network = premises.network
     gold: str | None = answers.after(network, (), ())
     for update in section.updates:
@@ -359,9 +418,10 @@ def ensure_revisions(
     that never revise tests nothing about belief revision.
 
     One pass: sections are decided in order, each on its gold in the plan as planned. Up to the
-    first revised section that is also the labelling; from there on the planned conversation is
-    only followed far enough to tell whether each section's gold is constant
-    (:func:`_constant_gold`), beside the labelling of the revised one."""
+    first revised section that is also the labelling (that section's events before its revised
+    update are kept); from there on the planned conversation is only followed far enough to tell
+    whether each section's gold is constant (:func:`_constant_gold`), beside the labelling of the
+    revised one."""
     state = _fresh_state(plan)
     if plan.decider is None:
         return _replay(plan, state)
@@ -379,15 +439,21 @@ def ensure_revisions(
         if found is not None:
             old, new = found
             updates = list(section.updates)
+            same = len(updates)  # updates before the first that differs
             if old is not None:
-                updates[updates.index(old)] = new
+                same = updates.index(old)
+                updates[same] = new
             elif cap is None or len(updates) < cap:
-                updates.insert(rng.randint(0, len(updates)), new)
+                same = rng.randint(0, len(updates))
+                updates.insert(same, new)
             revised = replace(section, updates=tuple(updates))
             plan.sections[number] = revised
-            if planned is None:
+            if planned is None:  # labelled as planned: keep the events up to the revision
+                labelled = state.events[start:]
                 planned, state = state.premises, before
-            _label_section(state, revised)
+                _relabel_section(state, revised, labelled, same)
+            else:
+                _label_section(state, revised)
         elif planned is not None:
             _label_section(state, revised)
     return state.events, state.network

@@ -15,7 +15,7 @@ order in which edges were written.
 from __future__ import annotations
 
 import json
-from bisect import insort
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -108,14 +108,16 @@ class Network:
         :func:`make_network` would order it, without validation (the caller knows the link keeps
         the network acyclic) and without sorting everything again: the generator adds one link
         per revealed statement."""
-        links = list(self.links)
-        insort(links, link)
+        links = self.links
+        at = bisect_right(links, link)  # where insort would put it
         out, inn = dict(self._out), dict(self._in)
         for index, node in ((out, link.src), (inn, link.dst)):
-            row = list(index.get(node, ()))
-            insort(row, link)
-            index[node] = tuple(row)
-        return Network(links=tuple(links), _out=out, _in=inn, _grown_from=(self.links, link))
+            row = index.get(node, ())
+            place = bisect_right(row, link)
+            index[node] = (*row[:place], link, *row[place:])
+        return Network(
+            links=(*links[:at], link, *links[at:]), _out=out, _in=inn, _grown_from=(links, link)
+        )
 
     def grown_from(self, other: Network) -> Link | None:
         """The one link :meth:`plus` added to ``other`` to make this network, else None."""

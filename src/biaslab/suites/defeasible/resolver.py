@@ -78,6 +78,7 @@ a node to itself in an acyclic network).
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
@@ -265,11 +266,12 @@ class _State:
         pos: dict[str, bool] = {}
         neg: dict[str, bool] = {}
         ancestors = self.ancestors
-        for link in self.into.get(node, ()):
-            source = link.src
+        # links unpacked as the tuples they are (faster than their named fields, in this loop
+        # over every incoming link of every node evaluated)
+        for source, _, positive, strict in self.into.get(node, ()):
             if source in ancestors:  # constructible: the source is the subject or supported
-                side = pos if link.positive else neg
-                side[source] = side.get(source, False) or link.strict
+                side = pos if positive else neg
+                side[source] = side.get(source, False) or strict
         if not pos and not neg:
             self.verdict[node] = "unknown"
             return
@@ -318,8 +320,7 @@ def _depth_first(
         stack = [(root, iter(out.get(root, empty)))]
         while stack:
             node, links = stack[-1]
-            for link in links:
-                child = link.dst
+            for _, child, _, _ in links:
                 if child not in seen and (keep is None or child in keep):
                     seen.add(child)
                     stack.append((child, iter(out.get(child, empty))))
@@ -441,14 +442,29 @@ class SubjectResolution:
             self._evaluate_all(network)
             return
         self.network = network
-        self.reach = reachable_nodes(network, self.subject)
+        # an added link the subject reaches starts a walk; a link that only a later one makes
+        # reachable is on that one's walk (and so is everything else new in the reach)
         roots = [link.dst for link in added if link.src in self.reach]
         state = self.state
         state.network, state.into = network, network.in_map()
-        for node in _depth_first(network, roots, None)[0]:
+        order, seen = _depth_first(network, roots, None)
+        for node in order:
             for table in (state.ancestors, state.bit, state.parents, state.verdict):
                 table.pop(node, None)
             state.visit(node)
+        if not seen <= self.reach:
+            self.reach = self.reach | seen  # a new set: callers may hold the old one
+
+    def copy(self) -> SubjectResolution:
+        """An independent copy, to follow a different growth of the same network (the tables
+        :meth:`update` changes are copied; networks and reach sets are never changed in place)."""
+        copied = SubjectResolution.__new__(SubjectResolution)
+        copied.subject, copied.network, copied.reach = self.subject, self.network, self.reach
+        state = copy.copy(self.state)
+        state.ancestors, state.bit = dict(state.ancestors), dict(state.bit)
+        state.parents, state.verdict = dict(state.parents), dict(state.verdict)
+        copied.state = state
+        return copied
 
     def answer(self, property: str) -> Answer:
         if property == self.subject:

@@ -235,6 +235,10 @@ class PseudowordModel:
     _length_cache: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = field(
         default_factory=dict, repr=False
     )
+    #: per word length: :meth:`_letter_tables`
+    _tables_cache: dict[int, tuple[tuple[int, dict[str, tuple[float, ...]]], ...]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def from_counts(cls, counts: TrainingCounts) -> PseudowordModel:
@@ -307,18 +311,31 @@ class PseudowordModel:
             self._cum_cache[bucket][history] = cum
         return cum
 
+    def _letter_tables(self, length: int) -> tuple[tuple[int, dict[str, tuple[float, ...]]], ...]:
+        """(bucket, that bucket's history -> cumulative table) for each letter of a word of
+        ``length`` (made once per length)."""
+        tables = self._tables_cache.get(length)
+        if tables is None:
+            tables = tuple((b, self._cum_cache[b]) for b in _bucket_sequence(length))
+            self._tables_cache[length] = tables
+        return tables
+
     def sample(self, rng: random.Random, min_len: int, max_len: int) -> str:
         """A lowercase string: a length from the training histogram, then letters left to right."""
         lengths, cum_len = self._length_table(min_len, max_len)
-        length = lengths[bisect_right(cum_len, rng.random() * cum_len[-1])]
+        draw = rng.random
+        length = lengths[bisect_right(cum_len, draw() * cum_len[-1])]
         word = PAD * (ORDER - 1)
-        caches, draw, last = self._cum_cache, rng.random, len(ALPHABET) - 1
-        for bucket in _bucket_sequence(length):
+        for bucket, table in self._letter_tables(length):
             history = word[1 - ORDER :]
-            cum = caches[bucket].get(history) or self._cumulative(bucket, history)
-            index = bisect_right(cum, draw() * cum[-1])
-            word += ALPHABET[index if index < last else last]
+            cum = table.get(history) or self._cumulative(bucket, history)
+            word += _LETTER_AT[bisect_right(cum, draw() * cum[-1])]
         return word[ORDER - 1 :]
+
+
+#: the letter at a cumulative table's bisection index; one past the end (a draw that the last
+#: cumulative weight falls a rounding error short of) is the last letter
+_LETTER_AT = ALPHABET + ALPHABET[-1]
 
 
 def load_model() -> PseudowordModel:
@@ -327,7 +344,7 @@ def load_model() -> PseudowordModel:
 
 
 @lru_cache(maxsize=1)
-def _trained() -> tuple[PseudowordModel, Mapping[str, float]]:
+def _trained() -> tuple[PseudowordModel, dict[str, float]]:
     """(the model, wordfreq's English frequencies of lowercase ASCII words), from the cache or
     computed and stored there (see the module docstring)."""
     from biaslab.suites.defeasible import diskcache
@@ -342,11 +359,12 @@ def _trained() -> tuple[PseudowordModel, Mapping[str, float]]:
     import wordfreq
 
     model = build_pseudoword_model()
-    frequencies = {
-        word: frequency
-        for word, frequency in wordfreq.get_frequency_dict("en").items()
-        if _plain_word(word)
-    }
+    listed = wordfreq.get_frequency_dict("en").items()
+    # most frequent first (wordfreq's own order; sorted here so that :func:`_real_words` may
+    # rely on it): the frequent words are then a prefix of the list
+    frequencies = dict(
+        sorted(((w, f) for w, f in listed if _plain_word(w)), key=lambda entry: -entry[1])
+    )
     diskcache.store("pseudowords", key, _to_plain(model, frequencies))
     return model, frequencies
 
@@ -371,7 +389,7 @@ def _to_plain(model: PseudowordModel, frequencies: Mapping[str, float]) -> objec
     return (levels, dict(model.lengths), model.clusters, dict(frequencies))
 
 
-def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
+def _from_plain(data: object) -> tuple[PseudowordModel, dict[str, float]]:
     if not isinstance(data, tuple) or len(data) != 4:
         raise ValueError("not a cached pseudoword model")
     levels, lengths, clusters, frequencies = data
@@ -380,6 +398,8 @@ def _from_plain(data: object) -> tuple[PseudowordModel, Mapping[str, float]]:
     )
     if len(buckets) != len(BUCKETS) or any(len(bucket) != ORDER for bucket in buckets):
         raise ValueError("not a cached pseudoword model")
+    if not isinstance(frequencies, dict):
+        raise ValueError("not a cached frequency list")
     model = PseudowordModel(buckets, lengths, tuple(clusters))  # type: ignore[arg-type]
     return model, frequencies
 
@@ -423,7 +443,7 @@ def legality_problem(
         return f"length {len(w)} outside {min_len}-{max_len}"
     if not (w.isascii() and w.isalpha()):
         return "not plain letters"
-    if not any(ch in VOWELS for ch in w[1:]) and w[0] not in "aeiou":
+    if w[0] not in "aeiou" and VOWELS.isdisjoint(w[1:]):
         return "no vowel"
     tripled = _TRIPLED.search(w)
     if tripled:
@@ -492,7 +512,7 @@ def deinflections(word: str) -> list[str]:
     return stems
 
 
-def _english_frequencies() -> Mapping[str, float]:
+def _english_frequencies() -> dict[str, float]:
     """wordfreq's English frequencies of lowercase ASCII words (cached with the model)."""
     return _trained()[1]
 
@@ -529,20 +549,70 @@ def zipf_of_frequency(frequency: float) -> float:
     return round(math.log(rounded, 10) + 9, 2)
 
 
+@dataclass(frozen=True)
+class _RealWords:
+    """What the real-word filters look up, made once from the frequency list: sets instead of a
+    Zipf value per looked-up string (the filters see about 40 candidates per conversation)."""
+
+    frequencies: dict[str, float]
+    #: every listed word of 4+ letters with Zipf >= :data:`COMMON_ZIPF`
+    common: frozenset[str]
+    #: whether every listed word has Zipf > 0, so that "is a word" is "is listed"
+    all_listed: bool
+
+    @classmethod
+    def of(cls, frequencies: dict[str, float]) -> _RealWords:
+        """Read ``frequencies`` (most frequent first) only as far as the frequent words go:
+        :func:`zipf_of_frequency` never decreases with the frequency, and rounding cannot lift
+        a frequency half the threshold's to it."""
+        floor = 10.0 ** (COMMON_ZIPF - 9) / 2
+        common = []
+        for word, frequency in frequencies.items():
+            if frequency < floor:
+                break
+            if len(word) >= COMMON_MIN_LEN and zipf_of_frequency(frequency) >= COMMON_ZIPF:
+                common.append(word)
+        lowest = next(reversed(frequencies.values()), None)
+        all_listed = lowest is None or zipf_of_frequency(lowest) > 0
+        return cls(frequencies, frozenset(common), all_listed)
+
+
+_REAL_WORDS: list[_RealWords] = []  # the one made from the current frequency list
+
+
+def _real_words() -> _RealWords:
+    """:class:`_RealWords` of :func:`_english_frequencies` (made again if that list is)."""
+    frequencies = _english_frequencies()
+    if not _REAL_WORDS or _REAL_WORDS[0].frequencies is not frequencies:
+        _REAL_WORDS[:] = [_RealWords.of(frequencies)]
+    return _REAL_WORDS[0]
+
+
 def is_english(word: str) -> bool:
     """True if ``word`` or a simple de-inflection of it is in ``wordfreq`` (any frequency)."""
     w = word.lower()
+    if _plain_word(w):
+        real = _real_words()
+        if real.all_listed:  # then Zipf > 0 is being listed (de-inflections are plain too)
+            return _listed_or_inflected(w, real.frequencies)
     return _zipf(w) > 0 or any(_zipf(stem) > 0 for stem in deinflections(w))
+
+
+def _listed_or_inflected(w: str, listed: Mapping[str, float]) -> bool:
+    return w in listed or any(stem in listed for stem in deinflections(w))
 
 
 def contains_common_word(word: str) -> bool:
     """True if a proper substring of 4+ letters is a frequent English word (zipf >= 4): "body"."""
-    w = word.lower()
-    known = _english_frequencies()
-    for size in range(COMMON_MIN_LEN, len(w)):
-        for i in range(len(w) - size + 1):
-            part = w[i : i + size]
-            if part in known and _zipf(part) >= COMMON_ZIPF:  # most parts are no word at all
+    return _contains_any(word.lower(), _real_words().common)
+
+
+def _contains_any(w: str, common: frozenset[str]) -> bool:
+    """Whether a proper substring of ``w`` of 4+ letters is in ``common``."""
+    n = len(w)
+    for size in range(COMMON_MIN_LEN, n):
+        for i in range(n - size + 1):
+            if w[i : i + size] in common:
                 return True
     return False
 
@@ -592,6 +662,8 @@ def pseudowords(
             f"got min_len={min_len}, max_len={max_len}"
         )
     model = load_model()
+    real = _real_words()
+    listed = real.frequencies if real.all_listed else None
     excluded, near_excluded = _exclusion(frozenset(exclude))
     taken: set[str] = set() if allow_similar else set(near_excluded)
     out: list[str] = []
@@ -602,10 +674,14 @@ def pseudowords(
         if len(out) == n or attempt - last_success > _STALL_ATTEMPTS:
             break
         w = model.sample(rng, min_len, max_len)
+        # the filters in order of cost per rejection (each rejects on its own, so the order
+        # does not change which words are kept)
         if (
             w in chosen
             or w in excluded
-            or _looks_inflected(w)  # legality_problem's most frequent reason, checked first
+            or _looks_inflected(w)  # legality_problem's most frequent reason
+            or (_listed_or_inflected(w, listed) if listed is not None else is_english(w))
+            or _contains_any(w, real.common)
             or legality_problem(w, min_len=min_len, max_len=max_len, model=model)
         ):
             continue
@@ -613,8 +689,6 @@ def pseudowords(
             hood = _neighbourhood(w)
             if not hood.isdisjoint(taken):
                 continue
-        if is_english(w) or contains_common_word(w):
-            continue
         chosen.add(w)
         if not allow_similar:
             taken |= hood
