@@ -74,6 +74,18 @@ def test_workers_are_memory_capped_and_recycled(
     assert os.getpid() not in pids
 
 
+def test_a_forked_child_does_not_use_its_parents_pool(fresh_pool: None) -> None:
+    """The child has the pool object but not its manager thread: it must start its own."""
+    parent = workers.shared(1)
+    assert workers.call(abs, -1) == 1
+    pid = os.fork()
+    if pid == 0:  # the child: only look, then leave without running any cleanup
+        os._exit(0 if workers._Shared.executor is None else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert workers.shared() is parent  # the parent's own pool is untouched
+
+
 CHILD = textwrap.dedent(
     """
     import sys, time
