@@ -62,6 +62,21 @@ def test_a_pool_is_replaced_when_asked_for_another_size_or_when_it_broke(fresh_p
         workers.shared(0)
 
 
+def test_a_call_racing_a_replacement_goes_to_the_new_pool(
+    fresh_pool: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread replaced the pool (and shut the old one down) between this call's look-up
+    and its submit: the task goes to the replacement instead of failing."""
+    old = workers.shared(1)
+    new = workers.shared(2)
+    real = workers.shared
+    handed = iter([old])  # the look-up that lost the race, then the real ones
+    monkeypatch.setattr(workers, "shared", lambda count=None: next(handed, None) or real(count))
+    assert workers.call(abs, -5) == 5
+    assert list(workers.map_ordered(abs, [-6], 2)) == [6]
+    assert real() is new
+
+
 def test_workers_are_memory_capped_and_recycled(
     fresh_pool: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

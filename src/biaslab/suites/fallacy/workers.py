@@ -47,6 +47,7 @@ _ENV_LOCK = threading.Lock()
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 class _PinnedProcess(multiprocessing.context.SpawnProcess):
@@ -150,23 +151,38 @@ def shared(workers: int | None = None) -> ProcessPoolExecutor:
 
 
 def _discard(executor: ProcessPoolExecutor) -> None:
-    """Forget ``executor`` if it is still the process's pool (the next call starts a new one)."""
+    """Forget ``executor`` if it is still the process's pool (the next call starts a new one).
+    Tasks already queued on it, another thread's too, still run; then its workers end."""
     with _Shared.lock:
         if _Shared.executor is executor:
             _Shared.executor, _Shared.workers = None, 0
-    executor.shutdown(wait=False, cancel_futures=True)
+    executor.shutdown(wait=False)
+
+
+def _submitted(
+    workers: int | None, submit: Callable[[ProcessPoolExecutor], S]
+) -> tuple[ProcessPoolExecutor, S]:
+    """``submit(pool)`` on the process's pool; if another thread replaced (and so shut down) that
+    pool between the two steps, on its replacement."""
+    while True:
+        executor = shared(workers)
+        try:
+            return executor, submit(executor)
+        except RuntimeError:  # "cannot schedule new futures after shutdown"
+            with _Shared.lock:
+                if _Shared.executor is executor:  # not replaced: a real refusal
+                    raise
 
 
 def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) -> Iterator[R]:
     """``function`` over ``tasks`` in the process's pool of at most ``workers`` pinned workers
     (no more start than there are tasks), results in task order. A worker that runs out of memory
     or dies is a one-line :class:`BiaslabError` and the pool is replaced on the next call; so it
-    is when the caller stops early (an error, Ctrl-C), so that no stale task runs ahead of the
-    next call's."""
-    executor = shared(workers)
+    is when the caller stops early (an error, Ctrl-C: the tasks not started are cancelled)."""
+    executor, results = _submitted(workers, lambda pool: pool.map(function, tasks, chunksize=1))
     finished = False
     try:
-        yield from executor.map(function, tasks, chunksize=1)
+        yield from results
         finished = True
     except MemoryError:
         raise BiaslabError(
@@ -182,9 +198,9 @@ def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) ->
 def call(function: Callable[..., R], *args: Any) -> R:
     """``function(*args)`` in the process's pool (a pool that broke is replaced on the next
     call)."""
-    executor = shared()
+    executor, future = _submitted(None, lambda pool: pool.submit(function, *args))
     try:
-        return executor.submit(function, *args).result()
+        return future.result()
     except BrokenProcessPool:
         _discard(executor)
         raise
