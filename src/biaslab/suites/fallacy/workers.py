@@ -144,10 +144,11 @@ def shared(workers: int | None = None) -> ProcessPoolExecutor:
         if alive is not None and workers in (None, _Shared.workers):
             return alive
         count = workers or default_workers()
-        _Shared.executor, _Shared.workers = pool(count, TASKS_PER_WORKER), count
+        fresh = pool(count, TASKS_PER_WORKER)
+        _Shared.executor, _Shared.workers = fresh, count
     if alive is not None:  # asked for another number: the old one's tasks finish, then it ends
         alive.shutdown(wait=False)
-    return _Shared.executor
+    return fresh
 
 
 def _discard(executor: ProcessPoolExecutor) -> None:
