@@ -88,17 +88,24 @@ def test_unlabelled_answers_are_counted_and_left_out() -> None:
     assert result.unlabelled == 1 and result.fallacy_rate == 0.5
 
 
+def null_p_values(rows: list[dict[str, object]]) -> list[float | None]:
+    """Each model's FallacyRate null p from one analysis (every model's row is computed from its
+    own answers only, so 200 simulated answerers as 200 models of one frame are 200 analyses)."""
+    results = analyze(pd.DataFrame(rows))
+    assert len(results.rows) == len({r["model"] for r in rows})
+    return [r.fallacy_rate_null_p for r in results.rows]
+
+
 def test_chance_level_of_a_random_erring_answerer_holds_its_level() -> None:
     rng = np.random.default_rng(1)
-    rejected = 0
-    for _ in range(200):
+    rows = []
+    for k in range(200):
         shares = rng.uniform(0.05, 0.5, size=40)
-        rows = [
-            row("m", i, fallacy=bool(rng.random() < s), share=float(s))
+        rows += [
+            row(f"m{k:03d}", i, fallacy=bool(rng.random() < s), share=float(s))
             for i, s in enumerate(shares)
         ]
-        p = analyze(pd.DataFrame(rows)).rows[0].fallacy_rate_null_p
-        rejected += p is not None and p < 0.05
+    rejected = sum(p is not None and p < 0.05 for p in null_p_values(rows))
     assert rejected / 200 <= 0.07
 
 
@@ -214,12 +221,15 @@ def test_a_random_answerer_of_one_shape_is_not_flagged_where_the_pooled_share_wo
     """Answers of one literal, random among their shape: ETR's share there (0.6) is far above the
     problems' pooled share (0.1); the per-shape null holds its level, the pooled one would not."""
     rng = np.random.default_rng(3)
-    rejected = pooled_rejected = 0
-    for _ in range(200):
-        rows = [shaped("m", i, 1, BY_SIZE, fallacy=bool(rng.random() < 0.6)) for i in range(30)]
-        p = analyze(pd.DataFrame(rows)).rows[0].fallacy_rate_null_p
-        rejected += p is not None and p < 0.05
-        hits = sum(bool(r["fallacy"]) for r in rows)
+    rows = []
+    pooled_rejected = 0
+    for k in range(200):
+        answers = [
+            shaped(f"m{k:03d}", i, 1, BY_SIZE, fallacy=bool(rng.random() < 0.6)) for i in range(30)
+        ]
+        hits = sum(bool(r["fallacy"]) for r in answers)
         pooled_rejected += sps.binom.sf(hits - 1, 30, 0.1) < 0.05
+        rows += answers
+    rejected = sum(p is not None and p < 0.05 for p in null_p_values(rows))
     assert rejected / 200 <= 0.07
     assert pooled_rejected / 200 > 0.9

@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,13 +46,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     problems = directory / "problems.jsonl"
     problems.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS), encoding="utf-8")
     params = ["-p", f"problems={problems}", "-p", "order=both"]
-    command = [sys.executable, "-m", "biaslab.cli", "run", "fallacy", *params]
+    command = ["run", "fallacy", *params]
     command += [arg for model in MODELS for arg in ("--model", f"biaslab/{model}")]
     command += ["--log-dir", str(directory / "logs"), "--display", "none"]
-    subprocess.run(command, check=True, capture_output=True, cwd=directory)
     items = directory / "items.jsonl"
-    generate = [sys.executable, "-m", "biaslab.cli", "generate", "fallacy", *params]
-    subprocess.run([*generate, "-o", str(items)], check=True, capture_output=True)
+    with pytest.MonkeyPatch.context() as patch:  # in-process: the commands, not a second process
+        patch.chdir(directory)
+        assert main(command) == 0
+        assert main(["generate", "fallacy", *params, "-o", str(items)]) == 0
     return directory / "logs", items
 
 

@@ -131,7 +131,7 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
     count = config.workers or workers.default_workers()
     progress.expect(n)  # about 0.1-0.2 CPU-s per problem: a bar for large sets
     solved = []
-    for problem in workers.map_ordered(_search, tasks, min(count, max(1, n))):
+    for problem in workers.map_ordered(_search, tasks, count):
         solved.append(problem)
         progress.advance()
     items: list[Item] = []
@@ -328,9 +328,7 @@ def _imported_items(config: Config, seed: int, path: Path) -> ItemList:
     if rows:
         count = config.workers or workers.default_workers()
         progress.expect(len(rows))
-        for result in workers.map_ordered(
-            _import, [r.premises for r in rows], min(count, len(rows))
-        ):
+        for result in workers.map_ordered(_import, [r.premises for r in rows], count):
             results.append(result)
             progress.advance()
     items: list[Item] = []

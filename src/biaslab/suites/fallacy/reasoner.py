@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from biaslab.agents.base import (
     Agent,
@@ -76,6 +78,16 @@ def read_prompt(prompt: str) -> PromptProblem | None:
     return PromptProblem(names, tuple(v.canonical() for v in shared_issues(premises)))
 
 
+@lru_cache(maxsize=1024)
+def _facts(premises: tuple[MView, ...]) -> Any:
+    """What the agents need about a problem (a ``solve.AgentFacts``), computed in the worker once
+    per process: a function of the premises only, so the agents of one run, which read the same
+    problems, share it. A failure is not cached."""
+    from biaslab.suites.fallacy import solve
+
+    return workers.call(solve.agent_facts, premises)
+
+
 class FallacyReasoner:
     """Answers the suite's open question for the oracle, etr and random agents."""
 
@@ -94,9 +106,7 @@ class FallacyReasoner:
         problem = read_prompt(request.prompt)
         if problem is None:
             return None
-        from biaslab.suites.fallacy import solve
-
-        facts = workers.call(solve.agent_facts, problem.premises)
+        facts = _facts(problem.premises)
         if agent.name == "oracle":
             answer = MView.build([list(facts.entailed)]) if facts.entailed else None
         elif agent.name == "etr":

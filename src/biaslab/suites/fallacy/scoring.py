@@ -13,6 +13,7 @@ scoring is recorded, never raised.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 from typing import Literal as TypingLiteral
 
@@ -90,6 +91,18 @@ def reading_english(view: MView, names: Names) -> str | None:
         return None
 
 
+@lru_cache(maxsize=4096)
+def _labels(premises: tuple[MView, ...], conclusions: tuple[MView | None, ...], view: MView) -> Any:
+    """The labels of one reading (a ``solve.AnswerLabels``), computed in the worker once per
+    process: they are a function of these immutable values only (the worker's fixed hash seed, a
+    fresh z3 context per call), so the same reading of the same problem — several models giving
+    one answer, a file of answers read again — needs no second trip to the solvers. A failure is
+    not cached."""
+    from biaslab.suites.fallacy import solve
+
+    return workers.call(solve.label_answer, list(premises), list(conclusions), view)
+
+
 def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
     """Parse and score one reply (the suite's ``view`` parser)."""
     reading = read_answer(completion, lexicon(item))
@@ -114,10 +127,8 @@ def read_view(turn: Turn, item: Item, completion: str) -> FallacyRecord:
     common["answer_shape"] = answer_shape(reading.view)
     common["answer_literals"] = reading.view.n_atoms
     premises, conclusions = problem_views(item)
-    from biaslab.suites.fallacy import solve
-
     try:
-        labels = workers.call(solve.label_answer, premises, conclusions, reading.view)
+        labels = _labels(tuple(premises), tuple(conclusions), reading.view)
     except Exception as exc:  # a worker failure must not lose the answer
         return FallacyRecord(
             **common,

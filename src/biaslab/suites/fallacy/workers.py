@@ -3,22 +3,33 @@
 PyETR names the fresh arbitrary objects of an inference in set iteration order, which follows the
 interpreter's string-hash seed, and its exact comparisons (``does_it_follow``) see those names. So
 every PyETR computation of this suite runs in a worker process started with
-``PYTHONHASHSEED=0``: the generator's pool (``concurrent.futures.ProcessPoolExecutor``, one
-problem index per task, at most as many workers as cores) and one long-lived worker that labels
-answers and serves the reference agents. The caller's own hash seed then changes nothing, and the
+``PYTHONHASHSEED=0``: one ``concurrent.futures.ProcessPoolExecutor`` that searches problems (one
+problem index per task, at most as many workers as cores), labels answers and serves the
+reference agents. The caller's own hash seed then changes nothing, and the
 caller's process never imports PyETR (which would raise its recursion limit and switch pyparsing's
 packrat cache on for everything else in it).
 
 Each worker caps its address space (:data:`MEMORY_LIMIT`), so a runaway solver dies instead of
-taking the machine down, and a generation worker is replaced after :data:`TASKS_PER_WORKER`
-problems, so memory that PyETR or z3 keep between problems cannot pile up over a long run. A
-worker that runs out of memory or dies is a one-line error, not a traceback.
+taking the machine down, and is replaced after :data:`TASKS_PER_WORKER` tasks, so memory that
+PyETR or z3 keep between problems cannot pile up over a long run. A worker that runs out of memory
+or dies is a one-line error, not a traceback.
+
+One pool serves the whole process (generation, answer labels, agents): it starts on first use,
+not at import, so a command that generates nothing starts no worker; and each spawned worker pays
+~1.7 CPU-s importing PyETR and z3, which a fresh pool per call paid again every time. Its workers
+start one at a time as tasks wait, up to the number asked for; a call asking for another number
+replaces the pool, and so does a broken one. Every task is a pure function of its arguments under
+the fixed hash seed (the caches it fills hold immutable values), so what a worker did before never
+changes a result. Workers ignore SIGINT (the caller owns cancellation: Ctrl-C unwinds the caller,
+whose exit ends the pool) and end themselves when the caller's process is gone however it ended
+(SIGKILL included), so no worker outlives the process that started it.
 """
 
 from __future__ import annotations
 
 import atexit
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.context
 import os
 import threading
@@ -36,6 +47,7 @@ _ENV_LOCK = threading.Lock()
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 class _PinnedProcess(multiprocessing.context.SpawnProcess):
@@ -59,6 +71,18 @@ class _PinnedContext(multiprocessing.context.SpawnContext):
 
 
 def _initialise() -> None:
+    _ignore_sigint()
+    _cap_memory()
+    _exit_with_parent()
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _cap_memory() -> None:
     try:
         import resource
 
@@ -69,12 +93,29 @@ def _initialise() -> None:
         pass
 
 
+def _exit_with_parent() -> None:
+    """A daemon thread that ends this worker once its parent is gone. A spawned worker holds both
+    ends of its task queue, so a parent killed outright (SIGKILL, SIGTERM's default action) would
+    otherwise leave it waiting for tasks forever; the parent's sentinel is closed by the kernel
+    whatever ended the parent."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def default_workers() -> int:
     """Generation workers: one per core, at most two."""
     return max(1, min(2, os.cpu_count() or 1))
 
 
 def pool(workers: int, tasks_per_worker: int | None = None) -> ProcessPoolExecutor:
+    """A new pinned pool (:func:`map_ordered` and :func:`call` share one, see :func:`shared`)."""
     if workers < 1:
         raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
     return ProcessPoolExecutor(
@@ -85,44 +126,101 @@ def pool(workers: int, tasks_per_worker: int | None = None) -> ProcessPoolExecut
     )
 
 
+class _Shared:
+    """The process's pool, its number of workers, and the lock that guards both."""
+
+    executor: ProcessPoolExecutor | None = None
+    workers = 0
+    lock = threading.Lock()
+
+
+def shared(workers: int | None = None) -> ProcessPoolExecutor:
+    """The process's pool of ``workers`` (started now if there is none or it has another number;
+    ``None``: whichever is alive, else one of :func:`default_workers`)."""
+    if workers is not None and workers < 1:
+        raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
+    with _Shared.lock:
+        alive = _Shared.executor
+        if alive is not None and workers in (None, _Shared.workers):
+            return alive
+        count = workers or default_workers()
+        fresh = pool(count, TASKS_PER_WORKER)
+        _Shared.executor, _Shared.workers = fresh, count
+    if alive is not None:  # asked for another number: the old one's tasks finish, then it ends
+        alive.shutdown(wait=False)
+    return fresh
+
+
+def _discard(executor: ProcessPoolExecutor) -> None:
+    """Forget ``executor`` if it is still the process's pool (the next call starts a new one).
+    Tasks already queued on it, another thread's too, still run; then its workers end."""
+    with _Shared.lock:
+        if _Shared.executor is executor:
+            _Shared.executor, _Shared.workers = None, 0
+    executor.shutdown(wait=False)
+
+
+def _submitted(
+    workers: int | None, submit: Callable[[ProcessPoolExecutor], S]
+) -> tuple[ProcessPoolExecutor, S]:
+    """``submit(pool)`` on the process's pool; if another thread replaced (and so shut down) that
+    pool between the two steps, on its replacement."""
+    while True:
+        executor = shared(workers)
+        try:
+            return executor, submit(executor)
+        except RuntimeError:  # "cannot schedule new futures after shutdown"
+            with _Shared.lock:
+                if _Shared.executor is executor:  # not replaced: a real refusal
+                    raise
+
+
 def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) -> Iterator[R]:
-    """``function`` over ``tasks`` in pinned workers, results in task order (a worker that runs
-    out of memory or dies is a one-line :class:`BiaslabError`)."""
+    """``function`` over ``tasks`` in the process's pool of at most ``workers`` pinned workers
+    (no more start than there are tasks), results in task order. A worker that runs out of memory
+    or dies is a one-line :class:`BiaslabError` and the pool is replaced on the next call; so it
+    is when the caller stops early (an error, Ctrl-C: the tasks not started are cancelled)."""
+    executor, results = _submitted(workers, lambda pool: pool.map(function, tasks, chunksize=1))
+    finished = False
     try:
-        with pool(workers, TASKS_PER_WORKER) as executor:
-            yield from executor.map(function, tasks, chunksize=1)
+        yield from results
+        finished = True
     except MemoryError:
         raise BiaslabError(
             f"fallacy: a worker ran out of memory (limit {MEMORY_LIMIT // 1024**3} GiB per worker)"
         ) from None
     except BrokenProcessPool:
         raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
-
-
-class _Service:
-    """One long-lived pinned worker for answer labels and agents (started on first use)."""
-
-    executor: ProcessPoolExecutor | None = None
-    lock = threading.Lock()
+    finally:
+        if not finished:
+            _discard(executor)
 
 
 def call(function: Callable[..., R], *args: Any) -> R:
-    """``function(*args)`` in the suite's long-lived pinned worker (restarted if it died)."""
-    with _Service.lock:
-        if _Service.executor is None:
-            _Service.executor = pool(1)
-        executor = _Service.executor
+    """``function(*args)`` in the process's pool (a pool that broke is replaced on the next
+    call)."""
+    executor, future = _submitted(None, lambda pool: pool.submit(function, *args))
     try:
-        return executor.submit(function, *args).result()
+        return future.result()
     except BrokenProcessPool:
-        with _Service.lock:
-            _Service.executor = None
+        _discard(executor)
         raise
 
 
-def _shutdown() -> None:
-    if _Service.executor is not None:
-        _Service.executor.shutdown(wait=False, cancel_futures=True)
+def shutdown() -> None:
+    """End the process's pool (at exit; the next call would start a new one)."""
+    with _Shared.lock:
+        executor, _Shared.executor, _Shared.workers = _Shared.executor, None, 0
+    if executor is not None:
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
-atexit.register(_shutdown)
+def _forget_after_fork() -> None:
+    """A forked child inherits the pool object but not its manager thread or its pipes' other
+    ends: it must not use or shut it down, only start its own when it needs one."""
+    _Shared.executor, _Shared.workers = None, 0
+    _Shared.lock = threading.Lock()
+
+
+atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_after_fork)

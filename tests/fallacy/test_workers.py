@@ -1,0 +1,155 @@
+"""The process's PyETR pool: started once, reused, replaced when broken or resized, memory-capped,
+recycled, and never outliving the process that started it."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from biaslab.errors import BiaslabError
+from biaslab.runner import generate_items
+from biaslab.suites.fallacy import workers
+from tests.helpers.children import default_sigint
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fresh_pool() -> Iterator[None]:
+    workers.shutdown()
+    yield
+    workers.shutdown()
+
+
+def _items(seed: int, n: int) -> str:
+    params = {"workers": "1"}
+    items = generate_items("fallacy", preset=None, n=n, seed=seed, params=params).items
+    return "\n".join(item.model_dump_json() for item in items)
+
+
+def test_a_pool_that_did_other_work_gives_the_same_items_as_a_fresh_one(fresh_pool: None) -> None:
+    fresh = _items(5, 3)
+    executor = workers.shared(1)
+    (worker,) = [workers.call(os.getpid)]
+    _items(7, 3)  # other problems, other answers, in the same worker
+    assert workers.call(os.getpid) == worker
+    assert _items(5, 3) == fresh
+    assert workers.shared(1) is executor  # one pool did all three sets
+
+
+def test_a_pool_is_replaced_when_asked_for_another_size_or_when_it_broke(fresh_pool: None) -> None:
+    one = workers.shared(1)
+    assert workers.shared() is one and workers.shared(1) is one
+    two = workers.shared(2)
+    assert two is not one and workers.shared() is two
+    assert sorted(workers.map_ordered(abs, [-3, 1, -2], 2)) == [1, 2, 3]
+    os.kill(workers.call(os.getpid), signal.SIGKILL)
+    with pytest.raises(BiaslabError, match="a worker process died"):
+        list(workers.map_ordered(time.sleep, [5.0], 2))
+    assert list(workers.map_ordered(abs, [-4], 2)) == [4]
+    assert workers.shared() is not two
+    with pytest.raises(BiaslabError, match="at least 1"):
+        workers.shared(0)
+
+
+def test_a_call_racing_a_replacement_goes_to_the_new_pool(
+    fresh_pool: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread replaced the pool (and shut the old one down) between this call's look-up
+    and its submit: the task goes to the replacement instead of failing."""
+    old = workers.shared(1)
+    new = workers.shared(2)
+    real = workers.shared
+    handed = iter([old])  # the look-up that lost the race, then the real ones
+    monkeypatch.setattr(workers, "shared", lambda count=None: next(handed, None) or real(count))
+    assert workers.call(abs, -5) == 5
+    assert list(workers.map_ordered(abs, [-6], 2)) == [6]
+    assert real() is new
+
+
+def test_workers_are_memory_capped_and_recycled(
+    fresh_pool: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    soft, _ = workers.call(resource.getrlimit, resource.RLIMIT_AS)
+    assert 0 < soft <= workers.MEMORY_LIMIT
+    workers.shutdown()
+    monkeypatch.setattr(workers, "TASKS_PER_WORKER", 2)
+    pids = [workers.call(os.getpid) for _ in range(6)]
+    assert len(set(pids)) == 3, pids  # a fresh worker every two tasks
+    assert os.getpid() not in pids
+
+
+def test_a_forked_child_does_not_use_its_parents_pool(fresh_pool: None) -> None:
+    """The child has the pool object but not its manager thread: it must start its own."""
+    parent = workers.shared(1)
+    assert workers.call(abs, -1) == 1
+    pid = os.fork()
+    if pid == 0:  # the child: only look, then leave without running any cleanup
+        os._exit(0 if workers._Shared.executor is None else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert workers.shared() is parent  # the parent's own pool is untouched
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from biaslab.suites.fallacy import workers
+
+    if __name__ == "__main__":
+        assert list(workers.map_ordered(abs, [-1, -2, -3, -4], 2)) == [1, 2, 3, 4]
+        while len(workers.shared()._processes) < 2:  # both started (they start as tasks wait)
+            list(workers.map_ordered(time.sleep, [0.2, 0.2], 2))
+        print(*workers.shared()._processes, flush=True)
+        time.sleep(120)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["INT", "TERM", "KILL"]
+)
+def test_no_worker_outlives_the_process_that_started_it(tmp_path: Path, sig: int) -> None:
+    """Ctrl-C, a plain SIGTERM (default action: no atexit) and SIGKILL all end the pool's workers
+    with the process (the fixed idiom of a spawning main module: a script, not ``-c``)."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD, encoding="utf-8")
+    child = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert child.stdout is not None
+        pids = [int(p) for p in child.stdout.readline().split()]
+        assert len(pids) == 2 and all(psutil.pid_exists(p) for p in pids)
+        child.send_signal(sig)
+        child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
