@@ -80,9 +80,15 @@ def fallacy(problem_seeds: Sequence[int], n: int, agent_seeds: Sequence[int]) ->
                 found[(row.model.removeprefix("heldout/"), row.order)].append(row.model_dump())
         print(
             f"problem seed {problem_seed}: {len(items)} items, {len(agent_seeds)} agent seeds, "
-            f"{time.perf_counter() - start:.0f} s",
+            f"{time.perf_counter() - start:.0f} s\n{fallacy_table(found)}\n",
             flush=True,
         )
+    return fallacy_table(found)
+
+
+def fallacy_table(found: dict[tuple[str, str], list[dict[str, Any]]]) -> str:
+    from biaslab.suites.fallacy.heldout import AGENTS
+
     lines = [
         "| agent | kind | order | cells | mean errors | FallacyRate | chance | robust: p < .05 "
         "[95% CI] | paper: p < .05 [95% CI] | verdict (robust) |",

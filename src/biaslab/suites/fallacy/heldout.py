@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 Kind = TypingLiteral["chance", "heuristic", "biased"]
 Atom = tuple[str, str]  # (predicate, constant)
 #: the etr-lured agent's probability of answering ETR's conclusion
-LURE = 0.3
+LURE = 0.5
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,9 @@ class Scorer:
             self._records[key] = read_view(item.turns[0], item, text).model_dump()
         return self._records[key]
 
-    def frame(self, items: Sequence[Item], agents: Sequence[HeldOutAgent], seed: int) -> pd.DataFrame:
+    def frame(
+        self, items: Sequence[Item], agents: Sequence[HeldOutAgent], seed: int
+    ) -> pd.DataFrame:
         """The tidy frame (one row per answer, model ``heldout/<agent>``) the analysis reads."""
         import pandas as pd
 
