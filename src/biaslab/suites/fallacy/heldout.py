@@ -28,7 +28,9 @@ is what FallacyRate's excess measures (an ETR-like matching of premise content),
 the null. The bench reports them apart.
 
 *Biased* (``kind="biased"``): ``etr-lured`` answers ETR's conclusion for the order shown with
-probability :data:`LURE`, otherwise like ``latent``: the excess must be detected.
+probability :data:`LURE` (when it can be said in English: a conclusion with an empty disjunct,
+which some reversed orders give, cannot), otherwise like ``latent``: the excess must be
+detected.
 
 Every draw comes from its own stream (seed, agent, item id), so the same seed gives the same
 replies in every process and no reply depends on another's draw.
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from typing import Literal as TypingLiteral
 
+from biaslab.errors import BiaslabError
 from biaslab.schema import Item
 from biaslab.seeding import stable_hash
 from biaslab.suites.fallacy.render import NOTHING, view_text
@@ -238,7 +241,10 @@ class HeldOutAgent:
         if right < self.accuracy(problem):
             return f"Answer: {problem.correct}"
         if lured < self.lure and problem.etr_shown:
-            return f"Answer: {view_text(parse_pyetr(problem.etr_shown), problem.names)}"
+            try:  # ETR's conclusion may have no English form (a disjunct that is empty)
+                return f"Answer: {view_text(parse_pyetr(problem.etr_shown), problem.names)}"
+            except BiaslabError:
+                pass
         if not problem.atoms:
             return f"Answer: {NOTHING}"
         literals = self.wrong(problem, rng)
