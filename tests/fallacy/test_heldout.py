@@ -108,3 +108,17 @@ def test_wrong_answers_have_the_size_the_agent_chose(name: str) -> None:
     quantified = wrong["item_quantified"].astype(bool)
     expected = 1 if name != "quantified-size" else quantified.map({True: 2, False: 1})
     assert (wrong["answer_literals"] == expected).all()
+
+
+def test_an_etr_conclusion_without_english_form_falls_back_to_the_agents_own_error() -> None:
+    """Some reversed orders give ETR a conclusion with an empty disjunct ("{0,~P1(c1())}"), which
+    no sentence says: the lured agent then errs its own way rather than stopping the run."""
+    from dataclasses import replace
+
+    problem = replace(read_problem(items()[0]), etr_shown="{0,~P1(c1())}")
+    always = replace(AGENTS["etr-lured"], accuracy=lambda _: 0.0, lure=1.0)
+    reply = always.reply(problem, 1)
+    assert reply.startswith("Answer: ") and reply != "Answer: nothing follows"
+    assert always.reply(replace(problem, etr_shown=items()[0].meta["etr_conclusion"]), 1) == (
+        f"Answer: {items()[0].meta['etr_conclusion_english']}"
+    )
