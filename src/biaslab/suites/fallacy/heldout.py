@@ -25,7 +25,7 @@ literal stated anywhere, with its polarity (``premise-literal``). They know noth
 null conditions only on the answer's shape, not on its overlap with the premises, and ETR's
 conclusions are made of premise literals: such agents may be above chance, and if they are, that
 is what FallacyRate's excess measures (an ETR-like matching of premise content), not a failure of
-the null. The bench reports them apart.
+the null. The bench reports them apart; they are well above chance (``docs/suites/fallacy.md``).
 
 *Biased* (``kind="biased"``): ``etr-lured`` answers ETR's conclusion for the order shown with
 probability :data:`LURE` (when it can be said in English: a conclusion with an empty disjunct,
