@@ -13,9 +13,9 @@ questions (6 draws) reasoned by every held-out agent and judged by the noiseless
 (one replicate, the built-in judge baseline beside them), through the suite's in-process pipeline
 and analysis; the share of seeds with M's CR1 p < 0.05, with its exact CI, and the mean M.
 
-    nice -n 15 python bench/bench_heldout.py --suite fallacy --problem-seeds 3 --n 60 \\
-        --agent-seeds 10
-    nice -n 15 python bench/bench_heldout.py --suite entrenchment --seeds 40 --n 100
+    nice -n 15 python bench/bench_heldout.py --suite fallacy --problem-seeds 6 --n 30 \\
+        --agent-seeds 5
+    nice -n 15 python bench/bench_heldout.py --suite entrenchment --seeds 30 --n 100
 """
 
 from __future__ import annotations
