@@ -65,7 +65,7 @@ def test_the_judge_reads_back_exactly_the_beliefs_the_agent_states(name: str) ->
 
 def test_martingale_reasoners_are_not_rejected_above_the_nominal_rate() -> None:
     """5 martingales x 3 seeds at 60 questions: CR1 p < 0.05 in at most 2 of 15 (expected 0.75;
-    the bench: 40 seeds at 100 questions with exact CIs)."""
+    the bench: 30 seeds at 100 questions with exact CIs)."""
     cells = [setups(seed)[name] for seed in SEEDS for name in MARTINGALES]
     assert all(c.m is not None and c.m_p is not None for c in cells)
     rejected = [c.model for c in cells if c.m_p is not None and c.m_p < 0.05]

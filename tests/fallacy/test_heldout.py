@@ -64,7 +64,7 @@ def test_the_null_counts_per_size_are_what_the_scorer_says_of_every_conjunction(
 
 def test_chance_agents_are_not_flagged_above_the_nominal_rate() -> None:
     """7 agents x 2 orders x 2 answer seeds on 8 problems: robust or paper-label null p < 0.05 in
-    at most 3 of the cells with a test (the bench: 3 problem sets x 8 answer seeds at n = 40)."""
+    at most 3 of the cells with a test (the bench: 6 problem sets x 5 answer seeds at n = 30)."""
     tested = rejected = 0
     for seed in AGENT_SEEDS:
         for agent in CHANCE:
