@@ -58,17 +58,25 @@ async def _item_records(
 
 
 def run_agents(
-    items: Sequence[Item], config: Config, model: str, judge: str, *, seed: int = 0
+    items: Sequence[Item],
+    config: Config,
+    model: str,
+    judge: str,
+    *,
+    seed: int = 0,
+    ask_model: Ask | None = None,
 ) -> pd.DataFrame:
     """The tidy frame of ``model`` reasoning and ``judge`` judging every item (reference agents
-    only, given as ``biaslab/<name>`` or ``<name>``)."""
+    only, given as ``biaslab/<name>`` or ``<name>``). With ``ask_model``, the reasoner is that
+    function instead (held-out agents kept out of the agent registry), named ``model``."""
     model_name, judge_name = model.removeprefix("biaslab/"), judge.removeprefix("biaslab/")
-    ask_model = _asker(ReferenceAgentAPI(model_name))
+    if ask_model is None:
+        ask_model = _asker(ReferenceAgentAPI(model_name))
     ask_judge = _asker(ReferenceAgentAPI(judge_name))
     identity_text = json.dumps([model, judge, config.model_dump(mode="json"), seed], default=str)
     identity = {
         "suite": "entrenchment",
-        "model": f"biaslab/{model_name}",
+        "model": model if "/" in model else f"biaslab/{model_name}",
         "roles": f"judge=biaslab/{judge_name}",
         "run_key": hashlib.sha256(identity_text.encode()).hexdigest()[:16],
         "seed": seed,
