@@ -190,6 +190,8 @@ def test_report_writes_tables_and_a_figure(tmp_path: Path) -> None:
     results = analyze(capability_frame())
     markdown = report(results, tmp_path)
     assert "FallacyRate" in markdown and "chance" in markdown
+    # what the chance level cannot rule out is said beside it (tests/fallacy/test_heldout.py)
+    assert "repeating the premises' literals: the null does not tell them apart" in markdown
     assert (tmp_path / "fallacy_rate.svg").exists() and "(fallacy_rate.svg)" in markdown
     assert results.model_dump_json() == analyze(capability_frame()).model_dump_json()
 

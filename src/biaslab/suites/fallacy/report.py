@@ -135,6 +135,14 @@ def _capability_lines(results: FallacyResults) -> list[str]:
     return lines
 
 
+#: what the chance level cannot rule out (the held-out answerers on the suite's docs page: answers
+#: that reuse the premises' literals are ETR-predicted two to three times as often as chance)
+PREMISE_CAVEAT = (
+    "an excess over chance means ETR-like errors or a habit of repeating the premises' literals: "
+    "the null does not tell them apart (see the held-out answerers in the fallacy docs)"
+)
+
+
 def _inconsistent_line(results: FallacyResults) -> list[str]:
     """A line when some answers are to problems with inconsistent premises (left out of
     FallacyRate and chance: every answer to them follows)."""
@@ -150,7 +158,8 @@ def _inconsistent_line(results: FallacyResults) -> list[str]:
 def tables(results: FallacyResults) -> str:
     parts = [
         f"fallacy: {results.n_rows} answers; FallacyRate = fallacies / incorrect parsed answers "
-        "(robust ETR label), chance = random erring over the same problems",
+        "(robust ETR label), chance = random erring over the same problems with answers of the "
+        f"same shape; {PREMISE_CAVEAT}",
         text_table(_RATE_HEADER, _rate_rows(results)),
         *_inconsistent_line(results),
         "",
@@ -210,6 +219,7 @@ def report(results: FallacyResults, out_dir: Path) -> str:
         "problem's atoms (a conjunction of as many literals; other shapes: the problem's pooled "
         "share), would get: its exact Poisson-binomial mean and 95% band; *p* is the one-sided "
         "exact p-value of the excess. "
+        f"{PREMISE_CAVEAT[0].upper() + PREMISE_CAVEAT[1:]}. "
         "Models with more than 20% unparsed answers are flagged *excluded*, as in the paper.",
         markdown_table(_RATE_HEADER, _rate_rows(results)),
         *(line[0].upper() + line[1:] + "." for line in _inconsistent_line(results)),
