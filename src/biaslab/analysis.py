@@ -220,15 +220,16 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
         return None
     models = sorted({model for cells in columns.values() for model in cells})
     # a suite's card has a cell (defined or not) for every model it has answers from, so a
-    # missing cell means the model was never run on that suite
+    # missing cell means the model was never run on that suite (only then is the reason looked
+    # up: it loads every suite's agents)
     rows = tuple(
         CardRow(
             model=model,
             kind=model_kind(model),
             cells={
-                method: cells.get(
-                    model, CardCell.undefined(notes[method], not_run_reason(model, method))
-                )
+                method: cells[model]
+                if model in cells
+                else CardCell.undefined(notes[method], not_run_reason(model, method))
                 for method, cells in columns.items()
             },
         )

@@ -57,7 +57,7 @@ import pandas as pd
 from biaslab import stats
 from biaslab.seeding import seed_sequence
 from biaslab.suites.defeasible.conditions import ON, WEAKENING
-from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
+from biaslab.suites.defeasible.labels import EFFECT_LABELS, ENTAILMENT_LABELS
 
 N_PERM = 2_000
 #: what the current update alone determines: turns that differ in any of these are never pooled
