@@ -258,15 +258,25 @@ class BiasRows:
         return metric
 
     def anchoring(self) -> Metric:
+        reads, metric = self.anchoring_reads()
+        return lambda perm: metric(perm[:, reads])
+
+    def anchoring_reads(self) -> tuple[np.ndarray, Metric]:
+        """The rows the anchoring rate reads (every flipping section's opening, then every
+        section's final turn, in section order) and the rate as a metric of those rows' answers
+        alone (``permutation_null``'s ``reads``: the null never copies the other rows)."""
+        sections = len(self.opening)
+        gold_final = self.gold[self.final]
+
         def metric(perm: np.ndarray) -> np.ndarray:
-            first, last = perm[:, self.opening, 0], perm[:, self.final, 0]
+            first, last = perm[:, :sections, 0], perm[:, sections:, 0]
             valid = (first >= 0) & (last >= 0)
-            anchored = valid & (first == last) & (last != self.gold[self.final])
+            anchored = valid & (first == last) & (last != gold_final)
             n = valid.sum(-1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(n > 0, anchored.sum(-1) / np.maximum(n, 1), np.nan)
 
-        return metric
+        return np.concatenate([self.opening, self.final]), metric
 
     def c3_override(self) -> Metric:
         rows = self.mask("C3") & self.effect_asked
@@ -491,6 +501,11 @@ def _null(
     if counts is not None and _one_gold_per_stratum(kept, rows.gold):
         result = stats.count_null(
             counts.hits, counts.counted, kept, counts.metric, seed=seed_, n_perm=n_perm, name=name
+        )
+    elif name == "anchoring_rate":  # reads two turns per flipping section
+        reads, metric = rows.anchoring_reads()
+        result = stats.permutation_null(
+            rows.answers, kept, metric, seed=seed_, n_perm=n_perm, name=name, reads=reads
         )
     else:
         result = stats.permutation_null(
