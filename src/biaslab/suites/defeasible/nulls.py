@@ -56,7 +56,7 @@ import pandas as pd
 
 from biaslab import stats
 from biaslab.seeding import seed_sequence
-from biaslab.suites.defeasible.conditions import ON, WEAKENING
+from biaslab.suites.defeasible.conditions import ON, WEAKENING, as_text, transitions
 from biaslab.suites.defeasible.labels import EFFECT_LABELS, ENTAILMENT_LABELS
 
 N_PERM = 2_000
@@ -167,7 +167,7 @@ class BiasRows:
     @classmethod
     def of(cls, ent: pd.DataFrame) -> BiasRows:
         rows = ent.reset_index(drop=True).copy()
-        transition = rows["gold_before"].astype(str) + "->" + rows["gold"].astype(str)
+        transition = transitions(rows)
         asked = rows["effect_predicted"].notna() | rows["effect_correct"].notna()
         opening: dict[tuple[str, int], int] = {}
         final: dict[tuple[str, int], int] = {}
@@ -192,7 +192,7 @@ class BiasRows:
         return cls(
             gold=codes(list(rows["gold"]), ENTAILMENT_LABELS),
             effect_gold=codes(list(rows["effect_gold"]), EFFECT_LABELS),
-            condition=rows["condition"].fillna("").astype(str).to_numpy(),
+            condition=as_text(rows["condition"].fillna("")).to_numpy(object),
             transition=np.array([str(t) for t in transition]),
             effect_asked=asked.to_numpy(bool),
             opening=np.array([opening[s] for s in flipping], dtype=np.intp),
