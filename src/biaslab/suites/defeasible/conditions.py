@@ -94,6 +94,13 @@ def _none_if_missing(value: Any) -> Any:
     return value
 
 
+def _nones_for_missing(values: np.ndarray) -> list[Any]:
+    """:func:`_none_if_missing` of every value, with one vectorised test for missing values."""
+    found = values.copy()
+    found[pd.isna(values)] = None
+    return list(found)
+
+
 def as_text(values: pd.Series) -> pd.Series:
     """``values.astype(str)`` as Python objects: each value's ``str``, a missing value NaN (as
     pandas 3's text dtype holds it), without converting the column into Arrow strings and back."""
@@ -148,9 +155,7 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "update_type",
         "wording",
     ):
-        df[column] = pd.Series(
-            [_none_if_missing(v) for v in df[column]], index=df.index, dtype=object
-        )
+        df[column] = _objects_like(_nones_for_missing(df[column].to_numpy(object)), df[column])
     df["correct"] = df["correct"].astype(bool)
     df["section"] = pd.to_numeric(df["section"], errors="coerce").fillna(0).astype(int)
     df["distance"] = pd.to_numeric(df["distance"], errors="coerce")
