@@ -98,8 +98,10 @@ def column_codes(rows: pd.DataFrame, columns: Sequence[str]) -> dict[str, np.nda
     """Dense integer codes per strata column (sorted by the values' text: never row order)."""
     found = {}
     for column in columns:
-        _, inverse = np.unique(np.array([str(v) for v in rows[column]]), return_inverse=True)
-        found[column] = inverse.astype(np.intp).ravel()
+        texts = [str(v) for v in rows[column]]
+        # ranks of the distinct texts (what np.unique's inverse gives), sorting only those
+        rank = {text: i for i, text in enumerate(sorted(set(texts)))}
+        found[column] = np.fromiter((rank[t] for t in texts), dtype=np.intp, count=len(texts))
     return found
 
 
