@@ -106,6 +106,29 @@ def test_same_seed_same_bytes_and_seed_matters() -> None:
     assert first.null_mean != other.null_mean
 
 
+def test_reads_gives_the_null_of_the_metric_that_picks_those_rows() -> None:
+    """A metric told which rows it reads (repeats and any order allowed) gets those rows alone,
+    and its null is the full-row metric's bit for bit: same random stream, same values."""
+    correct, stratum, condition = synthetic(5, n=300)
+    values = np.stack([correct, condition.astype(float)], axis=1)  # two columns move together
+    reads = np.array([290, 3, 3, 150, 17, 0, 299, 42])
+    weights = np.arange(1.0, len(reads) + 1)
+
+    def on_reads(perm: np.ndarray) -> np.ndarray:
+        assert perm.shape[1:] == (len(reads), 2)
+        return (perm[..., 0] * weights).sum(axis=1) + perm[:, 0, 1]
+
+    def on_all_rows(perm: np.ndarray) -> np.ndarray:
+        return on_reads(perm[:, reads])
+
+    for seed in (0, 1):
+        full = permutation_null(values, stratum, on_all_rows, seed=seed, n_perm=700)
+        read = permutation_null(values, stratum, on_reads, seed=seed, n_perm=700, reads=reads)
+        assert read.model_dump_json() == full.model_dump_json()
+    with pytest.raises(ValueError, match="row positions"):
+        permutation_null(values, stratum, on_reads, seed=0, reads=[300])
+
+
 def test_two_sided_and_less() -> None:
     correct, stratum, condition = synthetic(7, n=2_000, planted=0.25)
     metric = gap_metric(condition)

@@ -118,14 +118,17 @@ def analyse(
     if problems is not None:
         raise BiaslabError("--problems goes with a .csv/.jsonl file of answers, not with logs")
 
-    from biaslab._gc import tune_gc
+    from biaslab._gc import reused_heap, tune_gc
     from biaslab.frames import answer_frame, read_log_set
 
     tune_gc()
-    log_set = read_log_set(path)
-    names = [name for name in log_set.suites() if suite is None or name == suite]
-    _params_taken(params, names)
-    results: dict[str, BaseModel] = {name: run(name, answer_frame(log_set, name)) for name in names}
+    with reused_heap():
+        log_set = read_log_set(path)
+        names = [name for name in log_set.suites() if suite is None or name == suite]
+        _params_taken(params, names)
+        results: dict[str, BaseModel] = {
+            name: run(name, answer_frame(log_set, name)) for name in names
+        }
     if not results:
         raise BiaslabError(f"no {suite} logs at {path}")
     provenance = [row for row in log_set.provenance if suite is None or row.suite == suite]
@@ -220,15 +223,16 @@ def build_card(results: Mapping[str, Any]) -> BiasCard | None:
         return None
     models = sorted({model for cells in columns.values() for model in cells})
     # a suite's card has a cell (defined or not) for every model it has answers from, so a
-    # missing cell means the model was never run on that suite
+    # missing cell means the model was never run on that suite (only then is the reason looked
+    # up: it loads every suite's agents)
     rows = tuple(
         CardRow(
             model=model,
             kind=model_kind(model),
             cells={
-                method: cells.get(
-                    model, CardCell.undefined(notes[method], not_run_reason(model, method))
-                )
+                method: cells[model]
+                if model in cells
+                else CardCell.undefined(notes[method], not_run_reason(model, method))
                 for method, cells in columns.items()
             },
         )

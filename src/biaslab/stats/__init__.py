@@ -31,6 +31,8 @@ Modules, by the kind of question they answer: :mod:`~biaslab.stats.paired` (McNe
 :mod:`~biaslab.stats.results` (the typed results). Import from ``biaslab.stats``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from biaslab.stats._inputs import Seed
 from biaslab.stats.agreement import coefficient_of_variation, icc_2_1, kruskal
 from biaslab.stats.bootstrap import bootstrap_mean, bootstrap_mean_diff, odds_ratio
@@ -40,16 +42,6 @@ from biaslab.stats.correlation import (
     pearson,
     spearman,
     two_proportion_ztest,
-)
-from biaslab.stats.martingale import (
-    BinnedMeans,
-    FitLine,
-    MartingaleResult,
-    binned_means,
-    fit_line,
-    martingale_iv,
-    martingale_score,
-    minimum_detectable_effect,
 )
 from biaslab.stats.multiple import adjust_pvalues
 from biaslab.stats.paired import mcnemar, mcnemar_one_sided, mcnemar_paired, paired_table
@@ -85,6 +77,43 @@ from biaslab.stats.results import (
     SlopeResult,
     StatResult,
 )
+
+if TYPE_CHECKING:
+    from biaslab.stats.martingale import (
+        BinnedMeans,
+        FitLine,
+        MartingaleResult,
+        binned_means,
+        fit_line,
+        martingale_iv,
+        martingale_score,
+        minimum_detectable_effect,
+    )
+
+#: names served by :mod:`~biaslab.stats.martingale`, imported on first use: only the
+#: entrenchment and token-bias analyses need them (their result models and IV regression cost
+#: a twentieth of a CPU-second to import)
+_MARTINGALE = frozenset(
+    {
+        "BinnedMeans",
+        "FitLine",
+        "MartingaleResult",
+        "binned_means",
+        "fit_line",
+        "martingale_iv",
+        "martingale_score",
+        "minimum_detectable_effect",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MARTINGALE:
+        from biaslab.stats import martingale
+
+        return getattr(martingale, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "NULL_SUFFIXES",

@@ -54,8 +54,10 @@ def _check_level(ci: float, n_boot: int = 0) -> None:
 
 
 def _cluster_codes(clusters: npt.ArrayLike, name: str) -> tuple[np.ndarray, int]:
-    """Arbitrary hashable cluster ids -> dense integer codes 0..G-1 and G."""
-    codes, uniques = pd.factorize(pd.Series(np.asarray(clusters, dtype=object).ravel()))
+    """Arbitrary hashable cluster ids -> dense integer codes 0..G-1 (in order of first
+    appearance) and G. Factorised as Python objects: a Series would first copy text ids into
+    Arrow strings (pandas 3), the larger part of the cost for the same codes."""
+    codes, uniques = pd.factorize(np.asarray(clusters, dtype=object).ravel())
     if (codes < 0).any():
         raise ValueError(f"{name} contains missing cluster ids")
     return codes.astype(np.intp), len(uniques)

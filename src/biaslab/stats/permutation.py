@@ -97,17 +97,36 @@ def _strata_members(codes: np.ndarray) -> tuple[list[np.ndarray], int]:
 
 
 def _permuted_indices(
-    n: int, members: list[np.ndarray], size: int, rng: np.random.Generator
+    n: int,
+    members: list[np.ndarray],
+    size: int,
+    rng: np.random.Generator,
+    reads: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(size x n) row indices, each row an independent permutation within strata.
+    """(size x r) row indices at the ``reads`` positions (distinct, ascending; default all ``n``
+    rows), each row of the matrix an independent permutation within strata.
 
-    One ``Generator.permuted`` call per stratum. Sorting (stratum, uniform draw) keys for all
-    strata at once was measured 1.7-1.9 times slower (2,000 permutations of 2k-20k rows in
-    60-1,000 strata): the shuffles' own work dominates, not the loop over strata.
+    One ``Generator.permuted`` call per stratum, every stratum drawn whatever ``reads`` holds, so
+    the random stream, and the indices at the positions read, never depend on ``reads``. Sorting
+    (stratum, uniform draw) keys for all strata at once was measured 1.7-1.9 times slower (2,000
+    permutations of 2k-20k rows in 60-1,000 strata): the shuffles' own work dominates, not the
+    loop over strata.
     """
-    idx = np.broadcast_to(np.arange(n, dtype=np.intp), (size, n)).copy()
+    positions = np.arange(n, dtype=np.intp) if reads is None else reads
+    idx = np.broadcast_to(positions, (size, len(positions))).copy()
+    column = None
+    if reads is not None:
+        column = np.full(n, -1, dtype=np.intp)
+        column[reads] = np.arange(len(reads))
     for rows in members:
-        idx[:, rows] = rng.permuted(np.broadcast_to(rows, (size, len(rows))), axis=1)
+        shuffled = rng.permuted(np.broadcast_to(rows, (size, len(rows))), axis=1)
+        if column is None:
+            idx[:, rows] = shuffled
+            continue
+        at = column[rows]
+        wanted = at >= 0
+        if wanted.any():
+            idx[:, at[wanted]] = shuffled[:, wanted]
     return idx
 
 
@@ -142,6 +161,7 @@ def permutation_null(
     level: float = 0.95,
     max_undefined_frac: float = 0.05,
     name: str = "metric",
+    reads: npt.ArrayLike | None = None,
 ) -> PermutationNullResult:
     """The metric on the observed answers beside its null under exchange of answers within strata.
 
@@ -151,6 +171,11 @@ def permutation_null(
     (B, n[, k]) to B statistics and must not depend on row order other than through the answers;
     NaN marks a permutation on which it is undefined. The default ``alternative="greater"`` asks
     whether the observed metric exceeds what exchangeable answers give (the direction of a bias).
+
+    ``reads`` (row positions, in the order the metric wants them) says the metric looks at those
+    rows only: it then receives the permuted answers of those rows alone, shape (B, len(reads)[,
+    k]). The null is the same, from the same random stream, as a metric of all rows that picks
+    those rows itself; only the copying of rows it never looks at is saved.
     """
     _check_null_arguments(level, n_perm, alternative)
     answers = np.asarray(values)
@@ -172,22 +197,40 @@ def permutation_null(
     common["n_exchangeable"] = int(sum(len(m) for m in members))
     if n == 0:
         return PermutationNullResult(**common, defined=False, reason=f"no rows for {name}")
-    observed = float(np.asarray(metric(answers[np.newaxis, ...]), dtype=float).ravel()[0])
+    read = _read_positions(reads, n)
+    observed_rows = answers if read is None else answers[read[0]][read[1]]
+    observed = float(np.asarray(metric(observed_rows[np.newaxis, ...]), dtype=float).ravel()[0])
     if not np.isfinite(observed):
         return PermutationNullResult(
             **common, defined=False, reason=f"{name} is undefined on the observed answers"
         )
     rng = _rng(seed)
     draws = np.empty(n_perm, dtype=np.float64)
+    # the block size decides which draws fill which permutation: it depends on the rows only
     block = max(1, _BLOCK_ELEMENTS // max(n * (answers.shape[1] if answers.ndim == 2 else 1), 1))
     for start in range(0, n_perm, block):
         size = min(block, n_perm - start)
-        idx = _permuted_indices(n, members, size, rng)
+        if read is None:
+            idx = _permuted_indices(n, members, size, rng)
+        else:
+            idx = _permuted_indices(n, members, size, rng, read[0])[:, read[1]]
         out = np.asarray(metric(answers[idx]), dtype=float).ravel()
         if out.shape != (size,):
             raise ValueError(f"metric returned shape {out.shape}, expected ({size},)")
         draws[start : start + size] = out
     return _summarised(draws, observed, common, alternative, level, max_undefined_frac, name)
+
+
+def _read_positions(reads: npt.ArrayLike | None, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(distinct positions read, ascending; where each of ``reads`` sits among them), or None
+    for all rows."""
+    if reads is None:
+        return None
+    wanted = np.asarray(reads, dtype=np.intp).ravel()
+    if len(wanted) and (wanted.min() < 0 or wanted.max() >= n):
+        raise ValueError(f"reads must be row positions in [0, {n})")
+    distinct, back = np.unique(wanted, return_inverse=True)
+    return distinct, back.ravel()
 
 
 def _summarised(

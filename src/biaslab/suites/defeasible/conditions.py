@@ -94,6 +94,43 @@ def _none_if_missing(value: Any) -> Any:
     return value
 
 
+def _nones_for_missing(values: np.ndarray) -> list[Any]:
+    """:func:`_none_if_missing` of every value, with one vectorised test for missing values."""
+    found = values.copy()
+    found[pd.isna(values)] = None
+    return list(found)
+
+
+def as_text(values: pd.Series) -> pd.Series:
+    """``values.astype(str)`` as Python objects: each value's ``str``, a missing value NaN (as
+    pandas 3's text dtype holds it), without converting the column into Arrow strings and back."""
+    return _objects_like([_text(v) for v in values], values)
+
+
+def transitions(rows: pd.DataFrame) -> pd.Series:
+    """ "gold before->gold after" per row (NaN where either is missing), as :func:`as_text` of
+    both joined by "->"."""
+    return _objects_like(
+        [
+            b + "->" + g if isinstance(b, str) and isinstance(g, str) else math.nan
+            for b, g in zip(
+                (_text(v) for v in rows["gold_before"]),
+                (_text(v) for v in rows["gold"]),
+                strict=True,
+            )
+        ],
+        rows["gold"],
+    )
+
+
+def _text(value: Any) -> Any:
+    return math.nan if _none_if_missing(value) is None else str(value)
+
+
+def _objects_like(values: list[Any], like: pd.Series) -> pd.Series:
+    return pd.Series(values, index=like.index, dtype=object)
+
+
 def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Copy with every optional column present, None for missing values and a conversation id."""
     keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in frame.columns]
@@ -118,9 +155,7 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "update_type",
         "wording",
     ):
-        df[column] = pd.Series(
-            [_none_if_missing(v) for v in df[column]], index=df.index, dtype=object
-        )
+        df[column] = _objects_like(_nones_for_missing(df[column].to_numpy(object)), df[column])
     df["correct"] = df["correct"].astype(bool)
     df["section"] = pd.to_numeric(df["section"], errors="coerce").fillna(0).astype(int)
     df["distance"] = pd.to_numeric(df["distance"], errors="coerce")
@@ -137,6 +172,9 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
         ],
         df,
     )
+    # column labels as Python objects too: pandas looks a label up per column access, and in an
+    # Arrow-backed index each lookup converts (a few thousand accesses per analysis)
+    df.columns = pd.Index(list(df.columns), dtype=object)
     # a total order from the answers' identity alone: the frame's row order never matters
     order = [*CONVERSATION_KEY, "turn", "kind"]
     return df.sort_values(order, kind="stable").reset_index(drop=True)
@@ -225,6 +263,7 @@ def prepare_clean(df: pd.DataFrame) -> pd.DataFrame:
     ent["condition"] = _objects([c for c, _ in labelled], ent)
     ent["c0_reason"] = _objects([r for _, r in labelled], ent)
     ent["condition_gold_prior"] = _objects([c for c, _ in _classified(ent, "gold_before")], ent)
+    ent.columns = pd.Index(list(ent.columns), dtype=object)  # as in clean_frame (the merge)
     return ent.reset_index(drop=True)
 
 

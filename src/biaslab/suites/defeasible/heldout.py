@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from biaslab.seeding import seed_sequence, stable_hash
-from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
+from biaslab.suites.defeasible.labels import EFFECT_LABELS, ENTAILMENT_LABELS
 
 #: accuracy of the update-kind agent per kind (others: 0.85)
 KIND_ACCURACY: Mapping[str, float] = {

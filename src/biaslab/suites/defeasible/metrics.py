@@ -21,6 +21,8 @@ from biaslab.suites.defeasible.conditions import (
     REVERSED,
     STANDARD,
     WEAKENING,
+    as_text,
+    transitions,
 )
 from biaslab.suites.defeasible.nulls import bias_nulls
 from biaslab.suites.defeasible.results import (
@@ -58,7 +60,7 @@ def cell_result(frame: pd.DataFrame) -> CellResult:
         majority = float(top / len(entail))
     else:
         undefined["majority_baseline"] = "no entailment turns in this cell"
-    golds = effect["gold"].astype(str)
+    golds = as_text(effect["gold"])
     recalls = [effect.loc[golds == g, "correct"].mean() for g in sorted(set(golds))]
     effect_majority = float(golds.value_counts().max() / len(effect)) if len(effect) else None
     modes = sorted({str(m) for m in frame["item_instructions"] if isinstance(m, str)})
@@ -135,18 +137,14 @@ def _condition_block(updates: pd.DataFrame, out: Out) -> None:
         c: _summary(updates[updates["condition"] == c]) for c in CONDITIONS if c != "C0"
     }
     c2 = updates[updates["condition"] == "C2"]
-    transitions = c2["gold_before"].astype(str) + "->" + c2["gold"].astype(str)
+    moves = transitions(c2)
     out.fields["c2_by_transition"] = {
-        str(t): _summary(c2[transitions == t]) for t in sorted(transitions.unique())
+        str(t): _summary(c2[moves == t]) for t in sorted(moves.unique())
     }
 
 
 #: the C2 transitions reported on their own: (name, gold before -> after)
 C2_SPLITS = (("defeat", "yes->no"), ("withhold", "yes->unknown"))
-
-
-def transitions(rows: pd.DataFrame) -> pd.Series:
-    return rows["gold_before"].astype(str) + "->" + rows["gold"].astype(str)
 
 
 def _bias_gap(
@@ -403,7 +401,7 @@ def reasoning_types(topologies: Iterable[str]) -> list[str]:
 def select_type(frame: pd.DataFrame, reasoning_type: str) -> pd.DataFrame:
     if reasoning_type == POOLED:
         return frame[frame["item_topology"].isin(INHERITANCE_TOPOLOGIES)]
-    return frame[frame["item_topology"].astype(str) == reasoning_type]
+    return frame[as_text(frame["item_topology"]) == reasoning_type]
 
 
 def topology_result(

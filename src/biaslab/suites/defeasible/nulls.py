@@ -56,8 +56,8 @@ import pandas as pd
 
 from biaslab import stats
 from biaslab.seeding import seed_sequence
-from biaslab.suites.defeasible.conditions import ON, WEAKENING
-from biaslab.suites.defeasible.render import EFFECT_LABELS, ENTAILMENT_LABELS
+from biaslab.suites.defeasible.conditions import ON, WEAKENING, as_text, transitions
+from biaslab.suites.defeasible.labels import EFFECT_LABELS, ENTAILMENT_LABELS
 
 N_PERM = 2_000
 #: what the current update alone determines: turns that differ in any of these are never pooled
@@ -98,8 +98,10 @@ def column_codes(rows: pd.DataFrame, columns: Sequence[str]) -> dict[str, np.nda
     """Dense integer codes per strata column (sorted by the values' text: never row order)."""
     found = {}
     for column in columns:
-        _, inverse = np.unique(np.array([str(v) for v in rows[column]]), return_inverse=True)
-        found[column] = inverse.astype(np.intp).ravel()
+        texts = [str(v) for v in rows[column]]
+        # ranks of the distinct texts (what np.unique's inverse gives), sorting only those
+        rank = {text: i for i, text in enumerate(sorted(set(texts)))}
+        found[column] = np.fromiter((rank[t] for t in texts), dtype=np.intp, count=len(texts))
     return found
 
 
@@ -167,7 +169,7 @@ class BiasRows:
     @classmethod
     def of(cls, ent: pd.DataFrame) -> BiasRows:
         rows = ent.reset_index(drop=True).copy()
-        transition = rows["gold_before"].astype(str) + "->" + rows["gold"].astype(str)
+        transition = transitions(rows)
         asked = rows["effect_predicted"].notna() | rows["effect_correct"].notna()
         opening: dict[tuple[str, int], int] = {}
         final: dict[tuple[str, int], int] = {}
@@ -192,7 +194,7 @@ class BiasRows:
         return cls(
             gold=codes(list(rows["gold"]), ENTAILMENT_LABELS),
             effect_gold=codes(list(rows["effect_gold"]), EFFECT_LABELS),
-            condition=rows["condition"].fillna("").astype(str).to_numpy(),
+            condition=as_text(rows["condition"].fillna("")).to_numpy(object),
             transition=np.array([str(t) for t in transition]),
             effect_asked=asked.to_numpy(bool),
             opening=np.array([opening[s] for s in flipping], dtype=np.intp),
@@ -258,15 +260,25 @@ class BiasRows:
         return metric
 
     def anchoring(self) -> Metric:
+        reads, metric = self.anchoring_reads()
+        return lambda perm: metric(perm[:, reads])
+
+    def anchoring_reads(self) -> tuple[np.ndarray, Metric]:
+        """The rows the anchoring rate reads (every flipping section's opening, then every
+        section's final turn, in section order) and the rate as a metric of those rows' answers
+        alone (``permutation_null``'s ``reads``: the null never copies the other rows)."""
+        sections = len(self.opening)
+        gold_final = self.gold[self.final]
+
         def metric(perm: np.ndarray) -> np.ndarray:
-            first, last = perm[:, self.opening, 0], perm[:, self.final, 0]
+            first, last = perm[:, :sections, 0], perm[:, sections:, 0]
             valid = (first >= 0) & (last >= 0)
-            anchored = valid & (first == last) & (last != self.gold[self.final])
+            anchored = valid & (first == last) & (last != gold_final)
             n = valid.sum(-1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(n > 0, anchored.sum(-1) / np.maximum(n, 1), np.nan)
 
-        return metric
+        return np.concatenate([self.opening, self.final]), metric
 
     def c3_override(self) -> Metric:
         rows = self.mask("C3") & self.effect_asked
@@ -491,6 +503,11 @@ def _null(
     if counts is not None and _one_gold_per_stratum(kept, rows.gold):
         result = stats.count_null(
             counts.hits, counts.counted, kept, counts.metric, seed=seed_, n_perm=n_perm, name=name
+        )
+    elif name == "anchoring_rate":  # reads two turns per flipping section
+        reads, metric = rows.anchoring_reads()
+        result = stats.permutation_null(
+            rows.answers, kept, metric, seed=seed_, n_perm=n_perm, name=name, reads=reads
         )
     else:
         result = stats.permutation_null(

@@ -41,11 +41,9 @@ from biaslab.suites.defeasible.conversation import (
     Reliability,
     Statement,
 )
+from biaslab.suites.defeasible.labels import EFFECT_LABELS, ENTAILMENT_LABELS
 from biaslab.suites.defeasible.lexicon import Lexicon, load_lexicon
 from biaslab.suites.defeasible.network import Network, Query
-
-ENTAILMENT_LABELS = ("yes", "no", "unknown")
-EFFECT_LABELS = ("strengthening", "weakening", "no effect")
 
 SYSTEM_PROMPT = """\
 You will reason step by step about made-up objects, kinds and properties. Use only the information \

@@ -7,14 +7,20 @@ from typing import Any
 
 from biaslab.schema import Item
 from biaslab.suites.defeasible import config as _config
-from biaslab.suites.defeasible import generate as _generate
 from biaslab.suites.registry import Suite, lazy
 
 GENERATOR_VERSION = "defeasible-3"
 
 
+#: the generator (network, resolver, renderer: a tenth of a CPU-second to import) loads on first
+#: use, so ``biaslab analyze`` does not import it
+_GENERATE = "biaslab.suites.defeasible.generate"
+
+
 def _label_stats(items: Sequence[Item]) -> dict[str, Any]:
-    return _generate.label_stats(items)
+    from biaslab.suites.defeasible.generate import label_stats
+
+    return label_stats(items)
 
 
 def _describe() -> list[str]:
@@ -36,7 +42,7 @@ SUITE = Suite(
     presets=_config.PRESETS,
     parameter_docs=_config.PARAMETER_DOCS,
     resolve_config=_config.resolve_config,
-    generate=_generate.generate,
+    generate=lazy(_GENERATE, "generate"),
     label_stats=_label_stats,
     analyze=lazy(_ANALYSIS, "analyze"),
     tables=lazy(_ANALYSIS, "tables"),
