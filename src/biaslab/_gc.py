@@ -48,6 +48,9 @@ _KEEP_FREE = 512 * 1024 * 1024
 @contextlib.contextmanager
 def reused_heap() -> Iterator[None]:
     """Large temporary arrays served from memory the process already holds, for the duration.
+    Used only by the ``analyze`` and ``report`` commands, whose process biaslab owns: glibc has no
+    way to read its settings back, so the ones restored afterwards are its documented defaults,
+    and its dynamic threshold stays off (``mallopt(3)``).
 
     By default glibc maps each array of more than a few hundred KiB freshly from the system and
     unmaps it when freed, and numpy asks for transparent huge pages on arrays of 4 MiB or more, so

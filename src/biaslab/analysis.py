@@ -118,17 +118,14 @@ def analyse(
     if problems is not None:
         raise BiaslabError("--problems goes with a .csv/.jsonl file of answers, not with logs")
 
-    from biaslab._gc import reused_heap, tune_gc
+    from biaslab._gc import tune_gc
     from biaslab.frames import answer_frame, read_log_set
 
     tune_gc()
-    with reused_heap():
-        log_set = read_log_set(path)
-        names = [name for name in log_set.suites() if suite is None or name == suite]
-        _params_taken(params, names)
-        results: dict[str, BaseModel] = {
-            name: run(name, answer_frame(log_set, name)) for name in names
-        }
+    log_set = read_log_set(path)
+    names = [name for name in log_set.suites() if suite is None or name == suite]
+    _params_taken(params, names)
+    results: dict[str, BaseModel] = {name: run(name, answer_frame(log_set, name)) for name in names}
     if not results:
         raise BiaslabError(f"no {suite} logs at {path}")
     provenance = [row for row in log_set.provenance if suite is None or row.suite == suite]

@@ -419,10 +419,13 @@ def analyse_path(
     params: Sequence[str] = (),
 ) -> Any:
     """The analysis of ``path``; says on stderr which logs were skipped and which duplicate runs
-    were collapsed."""
+    were collapsed. The allocator is tuned for the analysis here, in the command's own process
+    (:func:`biaslab._gc.reused_heap`), never in a caller's that imports :func:`analyse`."""
+    from biaslab._gc import reused_heap
     from biaslab.analysis import analyse, with_capability
 
-    analysis = analyse(path, suite, problems, parse_params(params))
+    with reused_heap():
+        analysis = analyse(path, suite, problems, parse_params(params))
     if capability is not None:
         analysis = with_capability(analysis, capability)
     for line in analysis.notes:
