@@ -18,6 +18,7 @@ from biaslab.suites.tokenbias.analysis import (
     TokenBiasResults,
     analyze,
     decisions_only,
+    decisions_per_seed,
     tables,
 )
 from biaslab.suites.tokenbias.config import resolve_config
@@ -282,10 +283,12 @@ def test_agents_without_the_bias_hold_the_level_on_every_hypothesis() -> None:
 
 
 def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
-    """``rejections`` (the level test above, the 100-seed tables) tests with ``decisions_only``,
-    the held-out runs with ``analyze(describe=False)``: the same tables, p-values and decisions
-    (and positions) as ``analyze``, with and without the bias."""
-    items = generated(resolve_config("default", {}), 1, 50)
+    """``rejections`` (the level test above, the 100-seed tables) tests with
+    ``decisions_per_seed``, which is ``decisions_only`` of each seed alone; the held-out runs with
+    ``analyze(describe=False)``: the same tables, p-values and decisions (and positions) as
+    ``analyze``, with and without the bias."""
+    config = resolve_config("default", {})
+    items = generated(config, 1, 50)
     fields = ("hypothesis", "family", "n12", "n21", "p_value", "p_adjusted", "rejected")
     for agent in ("no-bias", STRONG_BIAS):
         frame = pd.DataFrame(answer_rows(items, agent))
@@ -296,6 +299,16 @@ def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
         assert brief.positions == full.positions
         assert all(t.mde is None and t.accuracy_change_null is None for t in brief.tests)
         assert any(t.rejected for t in full.tests) == (agent == STRONG_BIAS)
+        # seeds 1-3 read together, each tested alone: what each seed's rows alone give
+        alone = {seed: answer_rows(generated(config, seed, 50), agent) for seed in (1, 2, 3)}
+        together = decisions_per_seed(pd.DataFrame([r for rows in alone.values() for r in rows]))
+        assert together == {
+            seed: decisions_only(pd.DataFrame(rows)) for seed, rows in alone.items()
+        }
+        pooled = analyze(pd.DataFrame([r for rows in alone.values() for r in rows]))
+        assert [[getattr(t, f) for f in fields] for t in pooled.seed_tests] == [
+            [getattr(t, f) for f in fields] for seed in (1, 2, 3) for t in together[seed]
+        ]
     with pytest.raises(BiaslabError, match="unparsed must be"):
         decisions_only(frame, unparsed="drops")  # type: ignore[arg-type]
     with pytest.raises(BiaslabError, match="test must be"):
