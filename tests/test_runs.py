@@ -202,8 +202,8 @@ def test_sigterm_stops_a_run_started_with_sigint_ignored(
 def test_the_interruption_line_counts_what_the_log_holds(
     stopped_by: Callable[[str], StoppedRun],
 ) -> None:
-    """Samples in flight when the signal lands are not logged: the line counts what the log
-    holds, not what was started."""
+    """The line counts the samples the log holds (finished without error), whatever else was in
+    flight when the signal landed."""
     log_dir, stopped = stopped_by("TERM")
     assert stopped.returncode == 143, stopped.stderr
     (info,) = list_eval_logs(str(log_dir))
