@@ -7,7 +7,6 @@ import importlib
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,9 +17,12 @@ from biaslab.agents.provider import ReferenceAgentAPI
 from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
 from tests.helpers.children import DRIVER, default_sigint
+from tests.helpers.inspect_cli import inspect_eval
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ["run", "judged", "--model", "biaslab/oracle", "--n", "3", "--display", "none"]
+#: the suite's task as ``inspect eval`` names a task in a file
+JUDGED_TASK = f"{ROOT / 'tests' / 'helpers' / 'judged_suite.py'}@judged"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -106,16 +108,11 @@ def test_roles_are_part_of_the_run_identity(tmp_path: Path) -> None:
 
 def test_inspect_eval_with_model_role_is_the_same_run(tmp_path: Path) -> None:
     assert main([*RUN, "--judge", "biaslab/random", "--log-dir", str(tmp_path)]) == 0
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "inspect_ai", "eval", "tests/helpers/judged_suite.py@judged",
-            "--model", "biaslab/oracle", "--model-role", "judge=biaslab/random", "-T", "n=3",
-            "--log-dir", str(tmp_path), "--display", "none",
-        ],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    code = inspect_eval(
+        JUDGED_TASK, "--model", "biaslab/oracle", "--model-role", "judge=biaslab/random",
+        "-T", "n=3", "--log-dir", str(tmp_path), "--display", "none",
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert code == 0
     log_set = read_log_set(tmp_path)
     assert len(log_set.logs) == 2 and len(log_set.collapsed) == 1
     assert len(answer_frame(log_set)) == 9
@@ -164,17 +161,12 @@ def test_a_role_with_generation_settings_is_its_own_run(
     role = '{"model": "biaslab/random", "temperature": 0.3}'
     assert main([*RUN, "--model-role", f"judge={role}", "--log-dir", str(tmp_path)]) == 0
     assert "up to date" in capsys.readouterr().err
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "inspect_ai", "eval", "tests/helpers/judged_suite.py@judged",
-            "--model", "biaslab/oracle", "--model-role",
-            "judge={model: biaslab/random, temperature: 0.3}", "-T", "n=3",
-            "--log-dir", str(tmp_path), "--display", "none",
-        ],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    code = inspect_eval(
+        JUDGED_TASK, "--model", "biaslab/oracle",
+        "--model-role", "judge={model: biaslab/random, temperature: 0.3}",
+        "-T", "n=3", "--log-dir", str(tmp_path), "--display", "none",
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert code == 0
     assert len(read_log_set(tmp_path).collapsed) == 1
 
 

@@ -8,8 +8,8 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from biaslab.cli import main
 from biaslab.frames import answer_frame, frame_at, read_log_set
 from biaslab.suites.registry import get_suite
 from tests.helpers.children import DRIVER, default_sigint, ignored_sigint
+from tests.helpers.inspect_cli import inspect_eval
 
 ROOT = Path(__file__).resolve().parent.parent
 #: 3 default-topology conversations with 4 hypothesis sections each: ~40 model calls
@@ -72,14 +73,14 @@ def single_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int
 
 
 def test_the_same_command_twice_counts_once(
-    single_run: tuple[Path, str, int], tmp_path: Path
+    single_run: tuple[Path, str, int], tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     log_dir, expected, n_answers = single_run
     copy_run(log_dir, tmp_path)  # the first command's output
-    done = drive(*RUN, "--log-dir", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    assert "up to date" in done.stderr
-    assert "file://" not in done.stderr  # log paths print one way
+    code, err = in_process(capfd, *RUN, "--log-dir", str(tmp_path))
+    assert code == 0, err
+    assert "up to date" in err
+    assert "file://" not in err  # log paths print one way
     assert statuses(tmp_path) == ["success"]  # the second run asked nothing
     assert len(frame_at(tmp_path)) == n_answers
     assert analysis(tmp_path) == expected
@@ -91,15 +92,11 @@ def test_a_fresh_rerun_and_inspect_eval_into_one_directory_collapse(
     log_dir, expected, n_answers = single_run
     copy_run(log_dir, tmp_path)  # the first run
     assert main([*RUN, "--log-dir", str(tmp_path), "--no-resume"]) == 0
-    inspect = subprocess.run(
-        [
-            sys.executable, "-m", "inspect_ai", "eval", "biaslab/defeasible",
-            "--model", "biaslab/sticky?p=1", "-T", "n=3", "-T", "seed=5",
-            "-T", "topology=default", "--log-dir", str(tmp_path), "--display", "none",
-        ],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    code = inspect_eval(
+        "biaslab/defeasible", "--model", "biaslab/sticky?p=1", "-T", "n=3", "-T", "seed=5",
+        "-T", "topology=default", "--log-dir", str(tmp_path), "--display", "none",
     )  # fmt: skip
-    assert inspect.returncode == 0, inspect.stderr
+    assert code == 0
     log_set = read_log_set(tmp_path)
     assert len(log_set.logs) == 3
     assert len(log_set.collapsed) == 1 and log_set.collapsed[0].startswith("3 logs of the same run")
@@ -119,16 +116,37 @@ def test_distinct_seeds_stay_distinct_runs(tmp_path: Path) -> None:
     assert sorted(set(answer_frame(log_set)["seed"])) == [1, 2]
 
 
+StoppedRun = tuple[Path, subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="module")
+def stopped_by(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], StoppedRun]:
+    """``stopped_by("TERM")``: the run sent SIGTERM at its 20th model call, made once for the
+    tests that read it (a test that resumes it resumes a copy): its log directory and process."""
+    made: dict[str, StoppedRun] = {}
+
+    def stopped(signame: str) -> StoppedRun:
+        if signame not in made:
+            log_dir = tmp_path_factory.mktemp(f"stopped-{signame}")
+            run = drive(*RUN, "--log-dir", str(log_dir), stop=f"{signame}:20", delay=0.02)
+            made[signame] = (log_dir, run)
+        return made[signame]
+
+    return stopped
+
+
 @pytest.mark.parametrize(("signame", "code"), [("INT", 130), ("TERM", 143)])
 def test_an_interrupted_run_exits_non_zero_then_resumes(
     single_run: tuple[Path, str, int],
+    stopped_by: Callable[[str], StoppedRun],
     tmp_path: Path,
     signame: str,
     code: int,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     _, expected, n_answers = single_run
-    stopped = drive(*RUN, "--log-dir", str(tmp_path), stop=f"{signame}:20", delay=0.02)
+    log_dir, stopped = stopped_by(signame)
+    copy_run(log_dir, tmp_path)
     assert stopped.returncode == code, stopped.stderr
     last = stopped.stderr.strip().splitlines()[-1]
     assert last.startswith("biaslab: interrupted: ") and "run the same command to resume" in last
@@ -181,10 +199,14 @@ def test_sigterm_stops_a_run_started_with_sigint_ignored(
     assert analysis(tmp_path) == expected
 
 
-def test_the_interruption_line_counts_what_the_log_holds(tmp_path: Path) -> None:
-    stopped = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1", stop="TERM:20")
+def test_the_interruption_line_counts_what_the_log_holds(
+    stopped_by: Callable[[str], StoppedRun],
+) -> None:
+    """The line counts the samples the log holds (finished without error), whatever else was in
+    flight when the signal landed."""
+    log_dir, stopped = stopped_by("TERM")
     assert stopped.returncode == 143, stopped.stderr
-    (info,) = list_eval_logs(str(tmp_path))
+    (info,) = list_eval_logs(str(log_dir))
     log = read_eval_log(info)
     held = sum(1 for sample in log.samples or [] if sample.error is None)
     total = int(log.eval.dataset.samples or 0)
@@ -216,8 +238,9 @@ def test_a_killed_run_resumes_and_counts_once(
     assert analysis(tmp_path) == expected
 
 
-def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
-    """Two identical runs started together: the second refuses in one line, nothing doubles."""
+def test_a_live_run_is_not_hijacked(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Two identical runs started together: the second (this process) refuses in one line,
+    nothing doubles."""
     hold = tmp_path.parent / f"{tmp_path.name}.hold"  # the first run's calls wait while it exists
     hold.touch()
     env = {**os.environ, "BIASLAB_TEST_HOLD": str(hold)}
@@ -234,15 +257,17 @@ def test_a_live_run_is_not_hijacked(tmp_path: Path) -> None:
             locked = lock_dir.is_dir() and any(p.read_text() for p in lock_dir.iterdir())
             time.sleep(0 if locked else 0.1)
         assert locked, "the first run never took its lock"
-        second = drive(*RUN, "--log-dir", str(tmp_path), "--max-connections", "1")
+        second, second_err = in_process(
+            capfd, *RUN, "--log-dir", str(tmp_path), "--max-connections", "1"
+        )
         assert first.poll() is None, "the first run ended before the second one started"
     finally:
         hold.unlink()
         _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    assert second.returncode == 2
-    lines = second.stderr.strip().splitlines()
-    assert len(lines) == 1 and "already running" in lines[0], second.stderr
+    assert second == 2
+    lines = second_err.strip().splitlines()
+    assert len(lines) == 1 and "already running" in lines[0], second_err
     assert statuses(tmp_path) == ["success"]
 
 

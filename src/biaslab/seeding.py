@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from functools import lru_cache
 
 import numpy as np
 
@@ -25,8 +26,21 @@ def seed_sequence(seed: int, *keys: object) -> np.random.SeedSequence:
     """SeedSequence for ``seed`` spawned along ``keys`` (ints are used as is, other keys hashed)."""
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    spawn_key = tuple(k if isinstance(k, int) and k >= 0 else stable_hash(k) for k in keys)
+    spawn_key = tuple(_key_number(k) for k in keys)
     return np.random.SeedSequence(seed, spawn_key=spawn_key)
+
+
+def _key_number(key: object) -> int:
+    if isinstance(key, int) and key >= 0:
+        return key
+    return _text_key_number(key) if isinstance(key, str) else stable_hash(key)
+
+
+@lru_cache(maxsize=4096)
+def _text_key_number(key: str) -> int:
+    """The hash of a text key: the few stream names ("content", a family, a hypothesis, …) are
+    hashed for every item, so they are remembered."""
+    return stable_hash(key)
 
 
 def item_generator(seed: int, *keys: object) -> np.random.Generator:

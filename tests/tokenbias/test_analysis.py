@@ -18,6 +18,7 @@ from biaslab.suites.tokenbias.analysis import (
     TokenBiasResults,
     analyze,
     decisions_only,
+    decisions_per_seed,
     tables,
 )
 from biaslab.suites.tokenbias.config import resolve_config
@@ -282,20 +283,32 @@ def test_agents_without_the_bias_hold_the_level_on_every_hypothesis() -> None:
 
 
 def test_the_level_runs_decide_exactly_as_the_analysis() -> None:
-    """``rejections`` (the level test above, the 100-seed tables) tests with ``decisions_only``,
-    the held-out runs with ``analyze(describe=False)``: the same tables, p-values and decisions
-    (and positions) as ``analyze``, with and without the bias."""
-    items = generated(resolve_config("default", {}), 1, 50)
+    """``rejections`` (the level test above, the 100-seed tables) tests with
+    ``decisions_per_seed``, which is ``decisions_only`` of each seed alone; the held-out runs with
+    ``analyze(describe=False)``: the same tables, p-values and decisions (and positions) as
+    ``analyze``, with and without the bias."""
+    config = resolve_config("default", {})
+    items = generated(config, 1, 50)
     fields = ("hypothesis", "family", "n12", "n21", "p_value", "p_adjusted", "rejected")
     for agent in ("no-bias", STRONG_BIAS):
-        frame = pd.DataFrame(answer_rows(items, agent))
-        full, brief = analyze(frame), analyze(frame, describe=False)
+        rows = answer_rows(items, agent)
+        frame = pd.DataFrame(rows)
+        full, brief, only = analyze(frame), analyze(frame, describe=False), decisions_only(frame)
         expected = [[getattr(t, f) for f in fields] for t in full.tests]
-        for fast in (decisions_only(frame), brief.tests):
+        for fast in (only, brief.tests):
             assert [[getattr(t, f) for f in fields] for t in fast] == expected
         assert brief.positions == full.positions
         assert all(t.mde is None and t.accuracy_change_null is None for t in brief.tests)
         assert any(t.rejected for t in full.tests) == (agent == STRONG_BIAS)
+        # seeds 1 and 2 (which share problems) read together, each tested alone: exactly what
+        # each seed's rows alone give, and analyze's per-seed tests
+        second = answer_rows(generated(config, 2, 50), agent)
+        together = decisions_per_seed(pd.DataFrame([*rows, *second]))
+        assert together == {1: only, 2: decisions_only(pd.DataFrame(second))}
+        pooled = analyze(pd.DataFrame([*rows, *second]), describe=False)
+        assert [[getattr(t, f) for f in fields] for t in pooled.seed_tests] == [
+            [getattr(t, f) for f in fields] for seed in (1, 2) for t in together[seed]
+        ]
     with pytest.raises(BiaslabError, match="unparsed must be"):
         decisions_only(frame, unparsed="drops")  # type: ignore[arg-type]
     with pytest.raises(BiaslabError, match="test must be"):

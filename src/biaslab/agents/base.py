@@ -125,9 +125,16 @@ def register_agent(name: str, factory: AgentFactory, doc: str) -> None:
     _AGENTS[name] = (factory, doc)
 
 
+_LOADED: set[str] = set()
+
+
 def _load_suite_modules() -> None:
+    """Import the modules that register reasoners and agents, once each (this runs for every
+    answer, and ``import_module`` of a loaded module still costs a few microseconds)."""
     for module in PLUGIN_MODULES:
-        importlib.import_module(module)
+        if module not in _LOADED:
+            importlib.import_module(module)
+            _LOADED.add(module)
 
 
 def reasoner_for(request: Request) -> Reasoner | None:

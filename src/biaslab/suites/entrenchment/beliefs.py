@@ -218,6 +218,8 @@ def strip_echo(reply: str, prompt: str | None) -> tuple[str, bool]:
     if not prompt:
         return reply, False
     text = " ".join(reply.split())
+    if len(text) < ECHO_MIN_CHARS:  # too short to hold a copied sentence: the prompt is not split
+        return reply, False
     echoed = False
     sentences = {" ".join(part.split()) for part in _SENTENCE_RE.split(prompt)}
     for sentence in sorted(sentences, key=len, reverse=True):

@@ -22,7 +22,7 @@ model's own accuracy on each pair).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -327,6 +327,40 @@ def decisions_only(
     return tuple(_adjust(_tests(pairs, incomplete, unparsed, test, describe=False), alpha))
 
 
+def decisions_per_seed(
+    frame: pd.DataFrame,
+    alpha: float = 0.05,
+    unparsed: Unparsed = "wrong",
+    test: TestRule = "exact",
+) -> dict[int, tuple[PairTest, ...]]:
+    """:func:`decisions_only` of each seed's answers on their own, seed -> tests: pairs are
+    clustered and Benjamini–Hochberg applied within the seed, exactly as if each seed's rows were
+    passed alone. The answers are read, paired, clustered and tested in one pass for all seeds (a
+    level run tests many seeds of one agent; per call, the fixed cost is most of the work): each
+    seed's mode is tagged with the seed, so every test key, and every cluster, stays within one
+    seed, and the tag sorts like the end of the mode (a control character precedes any letter)."""
+    _check_rules(unparsed, test)
+    answers, _ = _first_epoch(long_answers(frame))
+    if answers["seed"].isna().any():
+        raise BiaslabError("tokenbias analysis: answers without a seed cannot be tested per seed")
+    pairs, incomplete = _pairs(answers)
+
+    def per_seed(table: pd.DataFrame) -> pd.DataFrame:
+        return table.assign(mode=table["mode"].astype(str) + _SEED_TAG + table["seed"].astype(str))
+
+    found: dict[int, list[PairTest]] = {int(s): [] for s in sorted(set(answers["seed"]))}
+    for tagged in _tests(per_seed(pairs), per_seed(incomplete), unparsed, test, describe=False):
+        mode, _, seed = tagged.mode.rpartition(_SEED_TAG)
+        found[int(seed)].append(tagged.model_copy(update={"mode": mode}))
+    empty = [seed for seed, tests in found.items() if not tests]
+    if empty:
+        raise BiaslabError(f"tokenbias analysis: no complete pair to test in seed {empty[0]}")
+    return {seed: tuple(_adjust(tests, alpha)) for seed, tests in found.items()}
+
+
+_SEED_TAG = "\x1f"
+
+
 def _check_rules(unparsed: str, test: str) -> None:
     if unparsed not in ("wrong", "drop"):
         raise BiaslabError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
@@ -389,10 +423,17 @@ def _tests(
     kept, linked = independent_pairs(pairs)
     n_linked = linked.groupby(list(KEY)).size()
     n_incomplete = incomplete.groupby(list(KEY)).size()
+    # each test's rows as positions into whole columns: slicing numpy arrays per test costs a
+    # fraction of building a DataFrame per group (the rows keep their order within a test)
+    columns = {name: kept[name].astype(bool).to_numpy() for name in _OUTCOME_COLUMNS}
+    grouped = kept.groupby(list(KEY), sort=True)
+    positions: dict[tuple[str, ...], Any] = grouped.indices  # type: ignore[assignment]
     tests = []
-    for raw, group in kept.groupby(list(KEY), sort=True):
+    for raw in sorted(positions):  # the keys are strings: groupby's order
         key = tuple(str(k) for k in raw)
-        test = _test(key, group, unparsed, rule, seed, describe)
+        rows = positions[raw]
+        outcomes = _Outcomes(*(columns[name][rows] for name in _OUTCOME_COLUMNS))
+        test = _test(key, outcomes, unparsed, rule, seed, describe)
         tests.append(
             test.model_copy(
                 update={
@@ -405,9 +446,21 @@ def _tests(
     return tests
 
 
+_OUTCOME_COLUMNS = ("parsed_original", "parsed_twin", "correct_original", "correct_twin")
+
+
+class _Outcomes(NamedTuple):
+    """One test's kept pairs, member by member (the columns of :data:`_OUTCOME_COLUMNS`)."""
+
+    parsed_original: npt.NDArray[np.bool_]
+    parsed_twin: npt.NDArray[np.bool_]
+    correct_original: npt.NDArray[np.bool_]
+    correct_twin: npt.NDArray[np.bool_]
+
+
 def _test(
     key: tuple[str, ...],
-    group: pd.DataFrame,
+    outcomes: _Outcomes,
     unparsed: Unparsed,
     rule: TestRule,
     seed: int | None,
@@ -419,15 +472,14 @@ def _test(
     alternative = DIRECTIONS.get((family, hypothesis))
     if alternative is None:
         raise BiaslabError(f"tokenbias analysis: unknown family/hypothesis {family}/{hypothesis}")
-    both_parsed = group["parsed_original"].astype(bool) & group["parsed_twin"].astype(bool)
+    both_parsed = outcomes.parsed_original & outcomes.parsed_twin
     n_unparsed = int((~both_parsed).sum())
+    x, y = outcomes.correct_original, outcomes.correct_twin
     if unparsed == "drop":
-        group = group[both_parsed]
-    x = group["correct_original"].astype(bool).to_numpy()
-    y = group["correct_twin"].astype(bool).to_numpy()
+        x, y = x[both_parsed], y[both_parsed]
     n11, n12 = int((x & y).sum()), int((x & ~y).sum())
     n21, n22 = int((~x & y).sum()), int((~x & ~y).sum())
-    n = len(group)
+    n = len(x)
     result = mcnemar_test(n12, n21, alternative, n, rule)
     mde = minimum_detectable_change(n12 + n21, n, alternative) if describe else None
     acc_o = float(x.mean()) if n else None

@@ -31,16 +31,26 @@ _PRONOUNS = {
     "female": {"he": "she", "him": "her", "his": "her"},
     "male": {"he": "he", "him": "him", "his": "his"},
 }
+#: gender -> (placeholder, pronoun) for every pronoun placeholder, lower-case and capitalised
+_PRONOUN_FILLS = {
+    gender: tuple(
+        (f"{{{form(key)}}}", form(word))
+        for key, word in pronouns.items()
+        for form in (str.lower, str.capitalize)
+    )
+    for gender, pronouns in _PRONOUNS.items()
+}
 
 
 def fill_person(template: str, name: str, gender: str, place: str = "") -> str:
     """Put a name, its pronouns (``{he}``, ``{him}``, ``{his}``, capitalised ``{He}``, ``{His}``)
     and a place into a template."""
     text = template.replace("{name}", name).replace("{place}", place)
-    for key, word in _PRONOUNS[gender].items():
-        text = text.replace(f"{{{key}}}", word).replace(
-            f"{{{key.capitalize()}}}", word.capitalize()
-        )
+    fills = _PRONOUN_FILLS[gender]  # a KeyError for an unknown gender, as ever
+    if "{" not in text:  # most options and setups have no pronoun
+        return text
+    for placeholder, word in fills:
+        text = text.replace(placeholder, word)
     return text
 
 

@@ -49,13 +49,21 @@ def shot_builder(
     pair: Pair,
     fresh_rng: Callable[[], random.Random],
 ) -> ShotBuilder:
-    """Exemplars for one pair; both members get the same ones (only an H2 exemplar name differs)."""
+    """Exemplars for one pair; both members get the same ones (only an H2 exemplar name differs).
+    ``fresh_rng`` gives the same stream on every call, so the shots are built once per exemplar
+    name and handed to both members."""
     count = 1 if mode.startswith("one-shot") else 3 if mode.startswith("few-shot") else 0
     incorrect = "incorrect" in mode
+    built: dict[str, tuple[Shot, ...]] = {}
 
     def build(condition: Condition) -> tuple[Shot, ...]:
         if count == 0:
             return ()
+        if condition.exemplar not in built:
+            built[condition.exemplar] = build_fresh(condition)
+        return built[condition.exemplar]
+
+    def build_fresh(condition: Condition) -> tuple[Shot, ...]:
         rng = fresh_rng()
         if family == "linda":
             first = linda_shot(condition.exemplar, rng.randrange(2), incorrect)

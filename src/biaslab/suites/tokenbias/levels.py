@@ -96,16 +96,18 @@ def rejections(
     test: TestRule = "exact",
 ) -> Rejections:
     """Generate, answer and test every seed separately (the decisions of ``analyze``, see
-    :func:`~biaslab.suites.tokenbias.analysis.decisions_only`); count rejections."""
+    :func:`~biaslab.suites.tokenbias.analysis.decisions_per_seed`); count rejections."""
     import pandas as pd
 
-    from biaslab.suites.tokenbias.analysis import decisions_only
+    from biaslab.suites.tokenbias.analysis import decisions_per_seed
 
     config = config or Config()
     found = Rejections(agent)
+    distinct = dict.fromkeys(seeds)  # a seed named twice is tested (and counted) twice
+    rows = [row for seed in distinct for row in answer_rows(generated(config, seed, n), agent)]
+    decided = decisions_per_seed(pd.DataFrame(rows), test=test)
     for seed in seeds:
-        rows = answer_rows(generated(config, seed, n), agent)
-        tests = decisions_only(pd.DataFrame(rows), test=test)
+        tests = decided[seed]
         found.seeds += 1
         found.by_hypothesis.update({t.hypothesis for t in tests if t.rejected})
         found.by_test.update(f"{t.hypothesis} {t.family}" for t in tests if t.rejected)

@@ -36,7 +36,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from biaslab.agents.base import (
     Agent,
@@ -73,6 +73,12 @@ SUITE = "tokenbias"
 _SEARCH_LIMIT = 10  # exhaustive search for underived horse problems only up to this many animals
 
 
+#: prompts whose family and gold are remembered: each answer asks for both, each agent of a level
+#: run answers the same prompts, and parsing a prompt is most of an answer's cost
+_PARSED_PROMPTS = 4096
+
+
+@lru_cache(maxsize=_PARSED_PROMPTS)
 def problem_family(prompt: str) -> str | None:
     """Which of the suite's problem families the last question in ``prompt`` belongs to."""
     if parse_conjunction_options(prompt) is not None:
@@ -84,6 +90,7 @@ def problem_family(prompt: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=_PARSED_PROMPTS)
 def gold_label(prompt: str, labels: tuple[str, ...]) -> str | None:
     """The correct label, from the problem structure in the text (None if it is not one of ours)."""
     options = parse_conjunction_options(prompt)
