@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps
+from biaslab.suites.entrenchment.beliefs import read_belief, read_beliefs, split_steps, strip_echo
 
 
 @pytest.mark.parametrize(
@@ -117,3 +119,28 @@ def test_steps_are_capped_by_merging_neighbours_evenly() -> None:
     assert capped.n_raw == 10 and capped.capped and len(capped.steps) == 4
     assert sum(s.count("Paragraph") for s in capped.steps) == 10
     assert sorted(s.count("Paragraph") for s in capped.steps) == [2, 2, 3, 3]  # even groups
+
+
+def test_echoes_of_equal_length_are_stripped_in_one_order_whatever_the_hash_seed() -> None:
+    """Two prompt sentences of the same length that overlap in the reply: which is removed first
+    decides what is left, so the order must not follow set iteration (the string-hash seed)."""
+    import subprocess
+    import sys
+
+    prompt = "one two three four five six\nfour five six seven eight n"
+    reply = "one two three four five six seven eight n Belief: 0.3"
+    code = (
+        "from biaslab.suites.entrenchment.beliefs import strip_echo; "
+        f"print(repr(strip_echo({reply!r}, {prompt!r})))"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    assert seen == {repr(strip_echo(reply, prompt))}

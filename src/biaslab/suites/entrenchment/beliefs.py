@@ -222,7 +222,7 @@ def strip_echo(reply: str, prompt: str | None) -> tuple[str, bool]:
         return reply, False
     echoed = False
     sentences = {" ".join(part.split()) for part in _SENTENCE_RE.split(prompt)}
-    for sentence in sorted(sentences, key=len, reverse=True):
+    for sentence in sorted(sentences, key=lambda s: (-len(s), s)):  # longest first, then by text
         if len(sentence) >= ECHO_MIN_CHARS and sentence in text:
             text = text.replace(sentence, "\n")
             echoed = True
