@@ -1,5 +1,6 @@
-"""The process's PyETR pool: started once, reused, replaced when broken or resized, memory-capped,
-recycled, and never outliving the process that started it."""
+"""The process's PyETR pool: started once, reused, replaced for another size, when broken and after
+its share of tasks, stopped at once when its caller is interrupted, memory-capped, and never
+outliving the process that started it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import psutil
@@ -47,7 +50,7 @@ def test_a_pool_that_did_other_work_gives_the_same_items_as_a_fresh_one(fresh_po
     assert workers.shared(1) is executor  # one pool did all three sets
 
 
-def test_a_pool_is_replaced_when_asked_for_another_size_or_when_it_broke(fresh_pool: None) -> None:
+def test_a_pool_replaced_for_another_size_and_when_broken(fresh_pool: None) -> None:
     one = workers.shared(1)
     assert workers.shared() is one and workers.shared(1) is one
     two = workers.shared(2)
@@ -57,24 +60,53 @@ def test_a_pool_is_replaced_when_asked_for_another_size_or_when_it_broke(fresh_p
     with pytest.raises(BiaslabError, match="a worker process died"):
         list(workers.map_ordered(time.sleep, [5.0], 2))
     assert list(workers.map_ordered(abs, [-4], 2)) == [4]
-    assert workers.shared() is not two
+    assert workers.shared(2) is not two
     with pytest.raises(BiaslabError, match="at least 1"):
         workers.shared(0)
 
 
-def test_a_call_racing_a_replacement_goes_to_the_new_pool(
+def test_a_pool_broken_between_calls_is_replaced_before_the_next_task(fresh_pool: None) -> None:
+    """A worker killed while idle breaks the pool; the next call's task goes to a fresh one."""
+    broken = workers.shared(1)
+    os.kill(workers.call(os.getpid), signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the pool's own thread notices the death
+        try:
+            broken.submit(abs, 0).result()
+        except BrokenProcessPool:
+            break
+    assert workers.call(abs, -6) == 6
+    assert workers.shared() is not broken
+
+
+def test_queued_tasks_finish_when_another_size_is_asked_for_meanwhile(fresh_pool: None) -> None:
+    """Tasks queued on a pool, then a pool of another size asked for (another thread's call):
+    the retired pool runs every queued task before it ends."""
+    futures = [workers.shared(1).submit(abs, -k) for k in range(8)]
+    workers.shared(2)
+    assert [f.result(timeout=60) for f in futures] == list(range(8))
+
+
+def test_a_map_longer_than_a_pools_share_goes_on_to_fresh_pools(
     fresh_pool: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another thread replaced the pool (and shut the old one down) between this call's look-up
-    and its submit: the task goes to the replacement instead of failing."""
-    old = workers.shared(1)
-    new = workers.shared(2)
-    real = workers.shared
-    handed = iter([old])  # the look-up that lost the race, then the real ones
-    monkeypatch.setattr(workers, "shared", lambda count=None: next(handed, None) or real(count))
-    assert workers.call(abs, -5) == 5
-    assert list(workers.map_ordered(abs, [-6], 2)) == [6]
-    assert real() is new
+    """Seven tasks, one worker, two tasks per pool: four pools in turn, each started when the
+    last one's tasks are done, results in order. (``max_tasks_per_child=2`` in their place
+    stops for good after the second task on Python 3.11 to 3.13, CPython gh-115634.)"""
+    monkeypatch.setattr(workers, "TASKS_PER_WORKER", 2)
+    started: list[ProcessPoolExecutor] = []
+    real = workers.pool
+
+    def counted(count: int) -> ProcessPoolExecutor:
+        started.append(real(count))
+        return started[-1]
+
+    monkeypatch.setattr(workers, "pool", counted)
+    results = workers.map_ordered(abs, [-k for k in range(7)], 1)
+    assert [next(results), next(results)] == [0, 1]
+    assert len(started) == 1  # the next pool waits until these two are taken
+    assert list(results) == [2, 3, 4, 5, 6]
+    assert len(started) == 4
 
 
 def test_workers_are_memory_capped_and_recycled(
@@ -84,6 +116,7 @@ def test_workers_are_memory_capped_and_recycled(
     assert 0 < soft <= workers.MEMORY_LIMIT
     workers.shutdown()
     monkeypatch.setattr(workers, "TASKS_PER_WORKER", 2)
+    workers.shared(1)
     pids = [workers.call(os.getpid) for _ in range(6)]
     assert len(set(pids)) == 3, pids  # a fresh worker every two tasks
     assert os.getpid() not in pids
@@ -153,3 +186,57 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+SLOW_CHILD = textwrap.dedent(
+    """
+    import time
+    from biaslab.suites.fallacy import workers
+
+    if __name__ == "__main__":
+        print("go", flush=True)
+        list(workers.map_ordered(time.sleep, [60, 60, 60], 2))
+    """
+)
+
+
+def test_ctrl_c_stops_running_tasks_at_once(tmp_path: Path) -> None:
+    """Ctrl-C while the workers run long tasks: the process ends within seconds, not when the
+    running tasks would have finished (the interpreter joins its pools at exit)."""
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW_CHILD, encoding="utf-8")
+    child = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "go"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_workers_of(child.pid)) < 2:
+            time.sleep(0.2)
+        pids = _workers_of(child.pid)
+        assert len(pids) == 2
+        time.sleep(1.0)  # both are inside time.sleep(60) by now
+        child.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        child.communicate(timeout=45)
+        assert time.monotonic() - started < 20
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode != 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The pool workers among ``pid``'s children (not multiprocessing's resource tracker)."""
+    children = psutil.Process(pid).children()
+    return [c.pid for c in children if "spawn_main" in " ".join(c.cmdline())]

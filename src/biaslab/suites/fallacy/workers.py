@@ -10,19 +10,26 @@ caller's process never imports PyETR (which would raise its recursion limit and 
 packrat cache on for everything else in it).
 
 Each worker caps its address space (:data:`MEMORY_LIMIT`), so a runaway solver dies instead of
-taking the machine down, and is replaced after :data:`TASKS_PER_WORKER` tasks, so memory that
-PyETR or z3 keep between problems cannot pile up over a long run. A worker that runs out of memory
-or dies is a one-line error, not a traceback.
+taking the machine down. A worker that runs out of memory or dies is a one-line error, not a
+traceback.
 
 One pool serves the whole process (generation, answer labels, agents): it starts on first use,
 not at import, so a command that generates nothing starts no worker; and each spawned worker pays
 ~1.7 CPU-s importing PyETR and z3, which a fresh pool per call paid again every time. Its workers
-start one at a time as tasks wait, up to the number asked for; a call asking for another number
-replaces the pool, and so does a broken one. Every task is a pure function of its arguments under
-the fixed hash seed (the caches it fills hold immutable values), so what a worker did before never
-changes a result. Workers ignore SIGINT (the caller owns cancellation: Ctrl-C unwinds the caller,
-whose exit ends the pool) and end themselves when the caller's process is gone however it ended
-(SIGKILL included), so no worker outlives the process that started it.
+start one at a time as tasks wait, up to the number asked for. The pool is retired (its queued
+tasks finish, then its workers end) and a fresh one started when a call asks for another number of
+workers, when it broke, and when it has been given :data:`TASKS_PER_WORKER` tasks per worker, so
+memory that PyETR or z3 keep between problems cannot pile up over a long run. That last is done
+here rather than with ``max_tasks_per_child``: on Python 3.11 to 3.13 a pool with a backlog stops
+for good once a worker ends at that limit (CPython gh-115634). A map is cut at the retirement
+point: its tasks up to there finish before its next ones go to the fresh pool, so the two pools
+never run side by side for it.
+
+Every task is a pure function of its arguments under the fixed hash seed (the caches it fills
+hold immutable values), so what a worker did before never changes a result. Workers ignore
+SIGINT (the caller owns cancellation: Ctrl-C unwinds the caller, which stops the workers of the
+call it was in at once, running tasks included) and end themselves when the caller's process is
+gone however it ended (SIGKILL included), so no worker outlives the process that started it.
 """
 
 from __future__ import annotations
@@ -33,8 +40,8 @@ import multiprocessing.connection
 import multiprocessing.context
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -42,12 +49,11 @@ from biaslab.errors import BiaslabError
 
 HASH_SEED = "0"
 MEMORY_LIMIT = 4 * 1024**3  # bytes of address space per worker
-TASKS_PER_WORKER = 500  # problems a generation worker handles before a fresh one replaces it
+TASKS_PER_WORKER = 500  # tasks per worker a pool is given before a fresh pool replaces it
 _ENV_LOCK = threading.Lock()
 
 T = TypeVar("T")
 R = TypeVar("R")
-S = TypeVar("S")
 
 
 class _PinnedProcess(multiprocessing.context.SpawnProcess):
@@ -114,95 +120,130 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def pool(workers: int, tasks_per_worker: int | None = None) -> ProcessPoolExecutor:
+def pool(workers: int) -> ProcessPoolExecutor:
     """A new pinned pool (:func:`map_ordered` and :func:`call` share one, see :func:`shared`)."""
     if workers < 1:
         raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
     return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_PinnedContext(),
-        initializer=_initialise,
-        max_tasks_per_child=tasks_per_worker,
+        max_workers=workers, mp_context=_PinnedContext(), initializer=_initialise
     )
 
 
 class _Shared:
-    """The process's pool, its number of workers, and the lock that guards both."""
+    """The process's pool, its number of workers, the tasks it may still be given, and the lock
+    that guards the three."""
 
     executor: ProcessPoolExecutor | None = None
     workers = 0
+    left = 0
     lock = threading.Lock()
 
 
 def shared(workers: int | None = None) -> ProcessPoolExecutor:
-    """The process's pool of ``workers`` (started now if there is none or it has another number;
-    ``None``: whichever is alive, else one of :func:`default_workers`)."""
+    """The process's pool of ``workers`` (``None``: whichever is alive, else one of
+    :func:`default_workers`), started now if there is none of that number or it has been given
+    all its tasks; the pool it replaces is retired."""
+    with _Shared.lock:
+        return _current(workers)
+
+
+def _current(workers: int | None) -> ProcessPoolExecutor:
+    """:func:`shared`'s work; the caller holds the lock."""
     if workers is not None and workers < 1:
         raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
-    with _Shared.lock:
-        alive = _Shared.executor
-        if alive is not None and workers in (None, _Shared.workers):
-            return alive
-        count = workers or default_workers()
-        fresh = pool(count, TASKS_PER_WORKER)
-        _Shared.executor, _Shared.workers = fresh, count
-    if alive is not None:  # asked for another number: the old one's tasks finish, then it ends
+    alive = _Shared.executor
+    if alive is not None and workers in (None, _Shared.workers) and _Shared.left > 0:
+        return alive
+    count = workers or _Shared.workers or default_workers()
+    fresh = pool(count)
+    _Shared.executor, _Shared.workers, _Shared.left = fresh, count, count * TASKS_PER_WORKER
+    if alive is not None:  # its queued tasks (another thread's too) still run, then it ends
         alive.shutdown(wait=False)
     return fresh
 
 
+def _submit(
+    workers: int | None, function: Callable[..., R], calls: Sequence[tuple[Any, ...]]
+) -> tuple[ProcessPoolExecutor, list[Future[R]]]:
+    """``function`` on the first of ``calls`` (each one's arguments) that the process's pool may
+    still be given, at least one. Submitted under the lock, so no other thread retires or
+    discards the pool in between. A pool that an earlier task broke refuses them: they go to a
+    fresh one, once (a pool that breaks as it starts is the caller's :class:`BrokenProcessPool`)."""
+    with _Shared.lock:
+        for attempt in (1, 2):
+            executor = _current(workers)
+            taken = calls[: _Shared.left]
+            _Shared.left -= len(taken)
+            try:
+                return executor, [executor.submit(function, *args) for args in taken]
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                _Shared.left = 0  # retired by the next look-up
+        raise AssertionError("unreachable")
+
+
 def _discard(executor: ProcessPoolExecutor) -> None:
-    """Forget ``executor`` if it is still the process's pool (the next call starts a new one).
-    Tasks already queued on it, another thread's too, still run; then its workers end."""
+    """Forget ``executor`` if it is still the process's pool (the next call starts a new one)
+    and stop its workers now, tasks running or not: it broke, or its caller stopped (an error,
+    Ctrl-C), whose running tasks would otherwise hold the interpreter's exit until they finished
+    (``concurrent.futures`` joins its pools at exit). Another thread's tasks on it fail as a
+    worker that died."""
     with _Shared.lock:
         if _Shared.executor is executor:
-            _Shared.executor, _Shared.workers = None, 0
-    executor.shutdown(wait=False)
+            _Shared.executor, _Shared.workers, _Shared.left = None, 0, 0
+    _stop_now(executor)
 
 
-def _submitted(
-    workers: int | None, submit: Callable[[ProcessPoolExecutor], S]
-) -> tuple[ProcessPoolExecutor, S]:
-    """``submit(pool)`` on the process's pool; if another thread replaced (and so shut down) that
-    pool between the two steps, on its replacement."""
-    while True:
-        executor = shared(workers)
-        try:
-            return executor, submit(executor)
-        except RuntimeError:  # "cannot schedule new futures after shutdown"
-            with _Shared.lock:
-                if _Shared.executor is executor:  # not replaced: a real refusal
-                    raise
+def _stop_now(executor: ProcessPoolExecutor) -> None:
+    """Cancel the queued tasks and end the workers. ``ProcessPoolExecutor`` has no public way to
+    stop running tasks before Python 3.14 (``terminate_workers``), so its worker table is read."""
+    terminate = getattr(executor, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
 
 
 def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) -> Iterator[R]:
     """``function`` over ``tasks`` in the process's pool of at most ``workers`` pinned workers
     (no more start than there are tasks), results in task order. A worker that runs out of memory
     or dies is a one-line :class:`BiaslabError` and the pool is replaced on the next call; so it
-    is when the caller stops early (an error, Ctrl-C: the tasks not started are cancelled)."""
-    executor, results = _submitted(workers, lambda pool: pool.map(function, tasks, chunksize=1))
-    finished = False
-    try:
-        yield from results
-        finished = True
-    except MemoryError:
-        raise BiaslabError(
-            f"fallacy: a worker ran out of memory (limit {MEMORY_LIMIT // 1024**3} GiB per worker)"
-        ) from None
-    except BrokenProcessPool:
-        raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
-    finally:
-        if not finished:
-            _discard(executor)
+    is when the caller stops early (an error, Ctrl-C): its workers are stopped at once."""
+    calls = [(task,) for task in tasks]
+    done = 0
+    while done < len(calls):  # one pass per pool: all of a pass's tasks are submitted at once
+        executor: ProcessPoolExecutor | None = None
+        finished = False
+        try:
+            executor, futures = _submit(workers, function, calls[done:])
+            for future in futures:
+                yield future.result()
+            finished = True
+        except MemoryError:
+            raise BiaslabError(
+                f"fallacy: a worker ran out of memory (limit {MEMORY_LIMIT // 1024**3} GiB "
+                "per worker)"
+            ) from None
+        except BrokenProcessPool:
+            raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
+        finally:
+            if not finished and executor is not None:
+                _discard(executor)
+        done += len(futures)
 
 
 def call(function: Callable[..., R], *args: Any) -> R:
     """``function(*args)`` in the process's pool (a pool that broke is replaced on the next
-    call)."""
-    executor, future = _submitted(None, lambda pool: pool.submit(function, *args))
+    call; one whose caller was interrupted is stopped at once)."""
+    executor, (future,) = _submit(None, function, [args])
     try:
         return future.result()
-    except BrokenProcessPool:
+    except (BrokenProcessPool, KeyboardInterrupt):
         _discard(executor)
         raise
 
@@ -210,7 +251,7 @@ def call(function: Callable[..., R], *args: Any) -> R:
 def shutdown() -> None:
     """End the process's pool (at exit; the next call would start a new one)."""
     with _Shared.lock:
-        executor, _Shared.executor, _Shared.workers = _Shared.executor, None, 0
+        executor, _Shared.executor, _Shared.workers, _Shared.left = _Shared.executor, None, 0, 0
     if executor is not None:
         executor.shutdown(wait=False, cancel_futures=True)
 
@@ -218,7 +259,7 @@ def shutdown() -> None:
 def _forget_after_fork() -> None:
     """A forked child inherits the pool object but not its manager thread or its pipes' other
     ends: it must not use or shut it down, only start its own when it needs one."""
-    _Shared.executor, _Shared.workers = None, 0
+    _Shared.executor, _Shared.workers, _Shared.left = None, 0, 0
     _Shared.lock = threading.Lock()
 
 
