@@ -14,6 +14,8 @@ import os
 import statistics
 import time
 
+import psutil
+
 
 def main() -> None:
     from biaslab.runner import generate_items
@@ -33,7 +35,8 @@ def main() -> None:
     after = os.times()
     cpu = (after.children_user - before.children_user) + (
         after.children_system - before.children_system
-    )
+    )  # workers already ended (a retired pool's); the process's pool is still running:
+    cpu += sum(sum(c.cpu_times()[:2]) for c in psutil.Process().children(recursive=True))
     items = generated.items
     stats = label_stats(items)
     sizes = [int(i.meta["n_atoms"]) for i in items]  # type: ignore[arg-type]

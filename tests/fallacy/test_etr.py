@@ -123,3 +123,16 @@ def test_outside_the_fragment() -> None:
     (view,) = pyetr_views(EXAMPLE_49[1])
     with pytest.raises(etr.OutsideFragment):
         etr.from_view(view)
+
+
+def test_the_budget_refuses_the_subsets_of_too_many_pairs() -> None:
+    """``query`` lists every subset of its matching pairs at once; within a budget a set larger
+    than the cap is over budget before one subset is made (24 pairs are 16 million sets)."""
+    import pyetr.view
+
+    etr._install_counter()
+    with etr.budget(), pytest.raises(etr.OverBudget, match="subsets of 21 pairs"):
+        pyetr.view.powerset(range(etr.MAX_SUBSET_PAIRS + 1))
+    with etr.budget():
+        assert len(pyetr.view.powerset(range(3))) == 8  # what PyETR's own gives
+    assert len(pyetr.view.powerset(range(3))) == 8  # outside a budget: PyETR's own

@@ -6,8 +6,10 @@ import random
 
 import pytest
 
-from biaslab.suites.fallacy import etr
+from biaslab.suites.fallacy import etr, workers
+from biaslab.suites.fallacy.config import Config
 from biaslab.suites.fallacy.deciders import decide, problem_context
+from biaslab.suites.fallacy.generate import _search, search_task
 from biaslab.suites.fallacy.mutate import MUTATIONS, PREDICATES, SEED_BANK, random_view, seed_pool
 from biaslab.suites.fallacy.search import Limits, find_problem, tautological
 from biaslab.suites.fallacy.views import MView, parse_pyetr, total_atoms
@@ -92,6 +94,20 @@ def test_tautological_premises_are_recognised(text: str, expected: bool) -> None
     assert reference_entails([verum], view) is expected  # the independent reference agrees
     with problem_context():
         assert tautological(view) is expected
+
+
+@pytest.mark.parametrize(("seed", "index"), [(3, 351), (0, 150)])
+def test_a_candidate_whose_query_would_list_millions_of_subsets_is_rejected(
+    seed: int, index: int
+) -> None:
+    """These problems' searches met a query over 24 and 26 matching pairs (16 and 67 million
+    subsets): the worker ran out of memory and ended the whole generation. The candidate is now
+    rejected as over budget and the search goes on, in seconds, as the suite runs it (in a worker,
+    under its hash seed)."""
+    task = search_task(Config(), seed, index)
+    solved = workers.call(_search, task)
+    assert solved.rejections["ETR inference over budget"] >= 1
+    assert total_atoms(solved.premises) == task.size
 
 
 def test_the_search_is_a_function_of_its_random_stream() -> None:

@@ -109,6 +109,19 @@ def _one_line(message: str) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def search_task(config: Config, seed: int, index: int) -> SearchTask:
+    """What the search for problem ``index`` of ``seed`` is given (its size and whether it is
+    quantified are drawn per index, so problem i is the same in a set of any size)."""
+    sizes = config.sizes
+    return SearchTask(
+        seed=seed,
+        index=index,
+        size=sizes[index % len(sizes)],
+        quantified=item_random(seed, "fallacy-quantified", index).random() < config.quantified,
+        max_premises=config.max_premises,
+    )
+
+
 def generate(config: Config, seed: int, n: int) -> list[Item]:
     if config.problems is not None:
         return _imported_items(config, seed, Path(config.problems))
@@ -117,17 +130,7 @@ def generate(config: Config, seed: int, n: int) -> list[Item]:
             f"fallacy: --n {n} is above the limit of {MAX_PROBLEMS:,} problems per call "
             "(generate larger sets as several seeds)"
         )
-    sizes = config.sizes
-    tasks = [
-        SearchTask(
-            seed=seed,
-            index=i,
-            size=sizes[i % len(sizes)],
-            quantified=item_random(seed, "fallacy-quantified", i).random() < config.quantified,
-            max_premises=config.max_premises,
-        )
-        for i in range(n)
-    ]
+    tasks = [search_task(config, seed, i) for i in range(n)]
     count = config.workers or workers.default_workers()
     progress.expect(n)  # about 0.1-0.2 CPU-s per problem: a bar for large sets
     solved = []
