@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LeftOut, read_rows
+from biaslab.rows import LeftOut, integer, read_rows
 from biaslab.schema import jsonl_objects
 from tests.helpers.junk import csv_junk, is_blank, jsonl_junk, with_junk
 
@@ -238,3 +238,18 @@ def test_junk_lines_never_stop_the_reader_nor_change_the_rows_it_reads(
         found, left_out = rows(write(Path(directory), "a" + suffix, text))
     assert [row for _, row in found] == good
     assert left_out.total == sum(not is_blank(line, suffix) for line in junk)
+
+
+@given(st.integers(min_value=-(2**70), max_value=2**70))
+def test_an_integer_cell_reads_as_written(number: int) -> None:
+    assert integer(number) == integer(str(number)) == integer(f" {number}\t") == number
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["1_000", "\u0663", "\uff13", "3.0", "3e2", "", "0x1f", "--3", True, 3.0, None, "9" * 5000],
+)
+def test_a_cell_that_is_not_an_integer_as_a_table_writes_one_is_none(cell: object) -> None:
+    """Python's int() reads "1_000", Arabic-Indic and full-width digits: an importer does not
+    guess what such a cell meant (and a 5,000-digit one is refused, not an int() error)."""
+    assert integer(cell) is None

@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -42,6 +43,28 @@ SUFFIXES = (".csv", ".jsonl", ".json")
 #: the largest whole number a table's integer columns hold (pandas' int64): a seed, step or epoch
 #: beyond it is a bad value of its row, not an overflow of the whole file
 LARGEST_INTEGER = 2**63 - 1
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def integer(value: Any) -> int | None:
+    """``value`` as an integer when it is one as written: an ``int`` (not a bool), or ASCII
+    digits with an optional sign and spaces around them. ``None`` for anything else, whatever
+    Python's ``int()`` would make of it: ``"1_000"``, ``"٣"`` (Arabic-Indic three), ``"3.0"`` or
+    a string too long for ``int()`` are not integers as a table writes them, and guessing what
+    such a cell meant is not an importer's job."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not _INTEGER.fullmatch(text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        return None
 
 
 class LeftOut:

@@ -112,13 +112,14 @@ def test_whole_numbers_are_read_exactly_and_held_in_64_bits(tmp_path: Path) -> N
     """A step beyond 64 bits is a bad value of its row (not an overflow of the file), and digits
     are never rounded through a float."""
     rows = [{**SMALL[0], "step": step} for step in (0, "2.0", 9007199254740993)]
-    rows += [{**SMALL[0], "step": step} for step in ("1e300", 2**63)]
+    rows += [{**SMALL[0], "step": step} for step in ("1e300", 2**63, "1_0", "\u0663", "2.5")]
     rows += [{**SMALL[0], "step": 1, "replicate": 10**30}]
+    rows += [{**SMALL[0], "step": 4.0}]
     frame = read_beliefs_file(_write(tmp_path / "b.jsonl", rows))
-    assert sorted(frame["step"]) == [0, 2, 9007199254740993]
+    assert sorted(frame["step"]) == [0, 2, 4, 9007199254740993]
     assert frame.attrs["import"].startswith(
-        "3 belief rows read from b.jsonl; 3 rows left out (1 with a replicate that is not a whole "
-        "number in [0, 2^63) (line 6); 2 with a step that is not a whole number in [0, 2^63) "
+        "4 belief rows read from b.jsonl; 6 rows left out (1 with a replicate that is not a whole "
+        "number in [0, 2^63) (line 9); 5 with a step that is not a whole number in [0, 2^63) "
         "(first: line 4))"
     )
 

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, integer, read_rows
 from biaslab.suites.entrenchment.beliefs import EMPTY, NOT_NUMBER, OUT_OF_RANGE
 
 if TYPE_CHECKING:
@@ -187,27 +188,28 @@ def _text(value: Any) -> str:
 
 
 def _whole(value: Any, default: int | None = None) -> int | None:
-    """A whole number ≥ 0 (``3``, ``"3"``, ``3.0``) that a 64-bit column holds; ``default`` when
-    absent or empty. Digits are read as an integer, not through a float, which would round
-    ``9007199254740993`` to a neighbour."""
+    """A whole number ≥ 0 (``3``, ``"3"``, ``3.0``, ``"3.0"``) that a 64-bit column holds;
+    ``default`` when absent or empty. Digits are read as an integer, not through a float, which
+    would round ``9007199254740993`` to a neighbour; only ASCII digits (:func:`integer`)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return default
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        number = value
-    else:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            try:
-                as_float = float(value)
-            except (TypeError, ValueError):
-                return None
-            if not as_float.is_integer():
-                return None
-            number = int(as_float)
-    return number if 0 <= number <= LARGEST_INTEGER else None
+    number = integer(value)
+    if number is None:
+        number = _whole_float(value)
+    return number if number is not None and 0 <= number <= LARGEST_INTEGER else None
+
+
+_WHOLE_DECIMAL = re.compile(r"[+-]?[0-9]+\.0*")
+
+
+def _whole_float(value: Any) -> int | None:
+    """A float that is whole (``3.0``, and ``"3.0"`` as a spreadsheet writes it)."""
+    if isinstance(value, str):
+        text = value.strip()
+        return integer(text.split(".")[0]) if _WHOLE_DECIMAL.fullmatch(text) else None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _truth(value: Any) -> int | str | None:

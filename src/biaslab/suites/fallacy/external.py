@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, integer, read_rows
 from biaslab.schema import Item, read_items
 
 if TYPE_CHECKING:
@@ -196,13 +196,8 @@ def _text(value: Any) -> str:
 def _epoch(value: Any) -> int:
     if value is None or (isinstance(value, str) and not value.strip()):
         return 1
-    if isinstance(value, bool):
-        raise _Unusable("with an epoch that is not an integer ≥ 1")
-    try:
-        epoch = int(str(value).strip())
-    except ValueError:
-        raise _Unusable("with an epoch that is not an integer ≥ 1") from None
-    if not 1 <= epoch <= LARGEST_INTEGER:
+    epoch = integer(value)
+    if epoch is None or not 1 <= epoch <= LARGEST_INTEGER:
         raise _Unusable("with an epoch that is not an integer ≥ 1")
     return epoch
 

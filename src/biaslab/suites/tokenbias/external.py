@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biaslab.errors import BiaslabError
-from biaslab.rows import LARGEST_INTEGER, LeftOut, read_rows
+from biaslab.rows import LARGEST_INTEGER, LeftOut, integer, read_rows
 from biaslab.suites.tokenbias.directions import DIRECTIONS, FAMILIES, KEY
 
 if TYPE_CHECKING:
@@ -286,12 +286,9 @@ def _boolean(value: Any, fail: Fail) -> bool:
 def _optional_int(value: Any, lowest: int | None, fail: Fail) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, bool):
+    number = integer(value)
+    if number is None:
         raise fail(f"{value!r} is not an integer")
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise fail(f"{value!r} is not an integer") from None
     if lowest is not None and number < lowest:
         raise fail(f"{number} is below {lowest}")
     if abs(number) > LARGEST_INTEGER:
