@@ -155,16 +155,7 @@ CHILD = textwrap.dedent(
 def test_no_worker_outlives_the_process_that_started_it(tmp_path: Path, sig: int) -> None:
     """Ctrl-C, a plain SIGTERM (default action: no atexit) and SIGKILL all end the pool's workers
     with the process (the fixed idiom of a spawning main module: a script, not ``-c``)."""
-    script = tmp_path / "child.py"
-    script.write_text(CHILD, encoding="utf-8")
-    child = subprocess.Popen(
-        [sys.executable, str(script)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
+    child = _start(tmp_path / "child.py", CHILD)
     try:
         assert child.stdout is not None
         pids = [int(p) for p in child.stdout.readline().split()]
@@ -179,6 +170,19 @@ def test_no_worker_outlives_the_process_that_started_it(tmp_path: Path, sig: int
     while time.monotonic() < deadline and any(_alive(p) for p in pids):
         time.sleep(0.1)
     assert not any(_alive(p) for p in pids)
+
+
+def _start(script: Path, text: str) -> subprocess.Popen[str]:
+    """``text`` run as a script (a spawning main module needs one), SIGINT at its default."""
+    script.write_text(text, encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -203,16 +207,7 @@ SLOW_CHILD = textwrap.dedent(
 def test_ctrl_c_stops_running_tasks_at_once(tmp_path: Path) -> None:
     """Ctrl-C while the workers run long tasks: the process ends within seconds, not when the
     running tasks would have finished (the interpreter joins its pools at exit)."""
-    script = tmp_path / "slow.py"
-    script.write_text(SLOW_CHILD, encoding="utf-8")
-    child = subprocess.Popen(
-        [sys.executable, str(script)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
+    child = _start(tmp_path / "slow.py", SLOW_CHILD)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "go"
         deadline = time.monotonic() + 60
