@@ -80,6 +80,8 @@ GOOD_JSONL = ['{"model": "m1", "answer": "yes"}', '{"model": "m2", "answer": "no
          "1 with a key given twice (line 2: model)"),
         ("a.jsonl", GOOD_JSONL, '{"model": "m", "answer": "y\x00"}', "1 not valid JSON (line 2: "
          "Invalid control character at)"),
+        ("a.jsonl", GOOD_JSONL, '{"model": "m", "answer": ' + "9" * 5000 + "}", "1 not valid JSON "
+         "(line 2: a number with more digits than can be read)"),
     ],
 )  # fmt: skip
 def test_a_record_that_cannot_be_read_is_counted_and_the_rest_read(
@@ -253,3 +255,9 @@ def test_a_cell_that_is_not_an_integer_as_a_table_writes_one_is_none(cell: objec
     """Python's int() reads "1_000", Arabic-Indic and full-width digits: an importer does not
     guess what such a cell meant (and a 5,000-digit one is refused, not an int() error)."""
     assert integer(cell) is None
+
+
+def test_a_json_file_with_a_number_too_long_to_read_is_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.json", '[{"model": "m", "answer": ' + "9" * 5000 + "}]")
+    with pytest.raises(BiaslabError, match=r"a\.json: not valid JSON \(a number with more digits"):
+        rows(path)

@@ -37,13 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from biaslab.errors import BiaslabError
-from biaslab.schema import json_kind, json_object, jsonl_objects, keys_given_twice
+from biaslab.schema import TOO_MANY_DIGITS, json_kind, json_object, jsonl_objects, keys_given_twice
 
 SUFFIXES = (".csv", ".jsonl", ".json")
 #: the largest whole number a table's integer columns hold (pandas' int64): a seed, step or epoch
 #: beyond it is a bad value of its row, not an overflow of the whole file
 LARGEST_INTEGER = 2**63 - 1
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_MOST_DIGITS = 4300  # CPython's default int() limit, kept whatever PYTHONINTMAXSTRDIGITS says
 
 
 def integer(value: Any) -> int | None:
@@ -59,12 +60,9 @@ def integer(value: Any) -> int | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    if not _INTEGER.fullmatch(text):
+    if len(text) > _MOST_DIGITS or not _INTEGER.fullmatch(text):
         return None
-    try:
-        return int(text)
-    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
-        return None
+    return int(text)
 
 
 class LeftOut:
@@ -265,6 +263,8 @@ def _json_records(
     except json.JSONDecodeError as exc:
         hint = " (one object per line is a .jsonl file)" if exc.msg == "Extra data" else ""
         raise BiaslabError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg}){hint}") from None
+    except ValueError:  # an integer literal longer than int() converts
+        raise BiaslabError(f"{name}: not valid JSON ({TOO_MANY_DIGITS})") from None
     if isinstance(data, dict):
         for key in keys:
             if isinstance(data.get(key), list):

@@ -30,6 +30,9 @@ from biaslab.errors import BiaslabError
 SCHEMA_VERSION = 2
 #: versions this biaslab reads (1 had no open-ended turns: every file of version 1 is valid 2)
 READABLE_SCHEMA_VERSIONS = (1, 2)
+#: why a JSON text with an integer literal longer than Python's ``int()`` converts is unreadable
+#: (``json`` raises a plain ``ValueError`` for it, not ``JSONDecodeError``)
+TOO_MANY_DIGITS = "a number with more digits than can be read"
 
 
 class Record(BaseModel):
@@ -228,10 +231,11 @@ def jsonl_objects(
             continue
         try:
             data = json.loads(line, object_pairs_hook=hook)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or an integer longer than int() converts
+            message = exc.msg if isinstance(exc, json.JSONDecodeError) else TOO_MANY_DIGITS
             if unreadable is None:
-                raise BiaslabError(f"{where(number)}: not valid JSON ({exc.msg})") from None
-            unreadable(number, "not valid JSON", exc.msg)
+                raise BiaslabError(f"{where(number)}: not valid JSON ({message})") from None
+            unreadable(number, "not valid JSON", message)
             continue
         if not isinstance(data, dict):
             if unreadable is None:

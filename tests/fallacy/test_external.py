@@ -165,15 +165,16 @@ def test_unusable_rows_are_counted_and_the_rest_analysed(items: Path, tmp_path: 
         {"model": "", "problem_id": "inc", "answer": "Answer: nothing follows"},
         {"model": "m", "problem_id": "inc", "answer": "a", "order": "sideways"},
         {"model": "m", "problem_id": "inc", "answer": "a", "epoch": "0"},
+        {"model": "m", "problem_id": "inc", "answer": "b", "epoch": "\u0663"},  # Arabic-Indic 3
         {"model": "m", "problem_id": "fallacy-inc-r", "answer": "a", "order": "standard"},
     ]
     frame = read_answers(_write_jsonl(tmp_path / "a.jsonl", rows), items)
     assert sorted(frame["item_id"]) == ["fallacy-inc", "fallacy-mp", "fallacy-mp-r"]
     (note,) = frame.attrs["notes"]
     assert note == (
-        "a.jsonl: read 3 answers; skipped 9 rows: 1 repeated, kept once (line 6); 1 with an epoch "
-        "that is not an integer ≥ 1 (line 11); 1 with an order that is not standard or reversed "
-        "(line 10); 1 with an order their item does not have (line 12); 1 with an unknown "
+        "a.jsonl: read 3 answers; skipped 10 rows: 1 repeated, kept once (line 6); 2 with an "
+        "epoch that is not an integer ≥ 1 (first: line 11); 1 with an order that is not standard "
+        "or reversed (line 10); 1 with an order their item does not have (line 13); 1 with an unknown "
         "problem_id (line 7); 2 with another answer for the same model, problem, order and "
         "epoch (first: line 3: lines 3, 4); 1 without a model (line 9); 1 without an answer "
         "(line 8)"

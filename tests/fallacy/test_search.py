@@ -114,3 +114,25 @@ def test_the_search_is_a_function_of_its_random_stream() -> None:
     first = find_problem(random.Random(11), 6)
     second = find_problem(random.Random(11), 6)
     assert first.premises == second.premises and first.rejections == second.rejections
+
+
+def test_a_problem_whose_analysis_is_over_budget_is_rejected_and_the_search_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first problem found cannot be analysed within the budget: it is counted and the
+    search continues on the same random stream (it used to end the whole generation)."""
+    from biaslab.suites.fallacy import solve
+
+    real = solve.analyse
+    analysed: list[tuple[MView, ...]] = []
+
+    def first_over_budget(premises: tuple[MView, ...], known: object = None) -> object:
+        analysed.append(premises)
+        if len(analysed) == 1:
+            raise etr.OverBudget("more than the budget")
+        return real(premises, known)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(solve, "analyse", first_over_budget)
+    solved = _search(search_task(Config(), 5, 0))
+    assert solved.rejections["analysis over budget"] == 1
+    assert len(analysed) == 2 and solved.premises == analysed[1] != analysed[0]

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -56,9 +57,8 @@ def test_a_pool_replaced_for_another_size_and_when_broken(fresh_pool: None) -> N
     two = workers.shared(2)
     assert two is not one and workers.shared() is two
     assert sorted(workers.map_ordered(abs, [-3, 1, -2], 2)) == [1, 2, 3]
-    os.kill(workers.call(os.getpid), signal.SIGKILL)
-    with pytest.raises(BiaslabError, match="a worker process died"):
-        list(workers.map_ordered(time.sleep, [5.0], 2))
+    with pytest.raises(BiaslabError, match="a worker process died"):  # killed during its task
+        list(workers.map_ordered(signal.raise_signal, [signal.SIGKILL], 2))
     assert list(workers.map_ordered(abs, [-4], 2)) == [4]
     assert workers.shared(2) is not two
     with pytest.raises(BiaslabError, match="at least 1"):
@@ -107,6 +107,40 @@ def test_a_map_longer_than_a_pools_share_goes_on_to_fresh_pools(
     assert len(started) == 1  # the next pool waits until these two are taken
     assert list(results) == [2, 3, 4, 5, 6]
     assert len(started) == 4
+
+
+def test_a_retired_pools_running_tasks_are_stopped_with_their_caller(
+    fresh_pool: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A map's pool retired by another call (its share of tasks used) while the map's task runs;
+    then the map's caller stops: that running task's worker ends at once (shutting the pool down
+    had dropped the executor's own table of its workers)."""
+    monkeypatch.setattr(workers, "TASKS_PER_WORKER", 2)
+    results = workers.map_ordered(time.sleep, [0, 30, 30], 1)
+    next(results)  # the second task is running now (or about to)
+    retired = workers._Shared.executor  # its share used: the next look-up retires it
+    assert retired is not None
+    pids = list(workers._WORKER_TABLES[retired])
+    assert workers.call(abs, -1) == 1 and workers._Shared.executor is not retired
+    results.close()  # the caller stops (an error, Ctrl-C)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    assert pids and not any(_alive(p) for p in pids)
+
+
+def test_another_threads_call_lost_to_a_stopped_pool_runs_again(fresh_pool: None) -> None:
+    """A call queued behind a map's running task when the map's caller stops (which stops the
+    pool at once) is not that caller's to lose: it runs again on a fresh pool."""
+    results = workers.map_ordered(time.sleep, [0, 5], 1)
+    next(results)
+    answers: list[int] = []
+    thread = threading.Thread(target=lambda: answers.append(workers.call(abs, -7)))
+    thread.start()
+    time.sleep(0.5)  # queued behind the running sleep (else it goes to a fresh pool anyway)
+    results.close()
+    thread.join(timeout=60)
+    assert answers == [7]
 
 
 def test_workers_are_memory_capped_and_recycled(

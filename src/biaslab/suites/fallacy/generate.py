@@ -54,17 +54,35 @@ class Solved:
     source: str
 
 
+#: problems found in a row whose analysis went over budget before one search gives up
+MAX_UNANALYSABLE = 10
+
+
 def _search(task: SearchTask) -> Solved:
-    """Worker: find and analyse problem ``task.index``."""
+    """Worker: find and analyse problem ``task.index``. A problem whose analysis (chance counts,
+    endorsements) goes over the work budget is rejected like any candidate and the search goes
+    on with the same random stream, so the outcome is still a function of the index."""
+    from biaslab.suites.fallacy import etr
     from biaslab.suites.fallacy.deciders import problem_context
     from biaslab.suites.fallacy.search import Limits, find_problem
     from biaslab.suites.fallacy.solve import analyse
 
     rng = item_random(task.seed, SUITE, task.index)
-    with problem_context():
-        found = find_problem(rng, task.size, Limits(task.quantified, task.max_premises))
-        facts = analyse(found.premises, found.known)
-    return Solved(found.premises, facts, dict(sorted(found.rejections.items())), "generated")
+    rejections: Counter[str] = Counter()
+    for _ in range(MAX_UNANALYSABLE):
+        with problem_context():
+            found = find_problem(rng, task.size, Limits(task.quantified, task.max_premises))
+            rejections.update(found.rejections)
+            try:
+                facts = analyse(found.premises, found.known)
+            except etr.OverBudget:
+                rejections["analysis over budget"] += 1
+                continue
+        return Solved(found.premises, facts, dict(sorted(rejections.items())), "generated")
+    raise BiaslabError(
+        f"fallacy: problem {task.index}: {MAX_UNANALYSABLE} problems found in a row could not "
+        "be analysed within the work budget"
+    )
 
 
 def _import(texts: tuple[str, ...]) -> Solved | str:

@@ -40,8 +40,9 @@ import multiprocessing.connection
 import multiprocessing.context
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -124,9 +125,23 @@ def pool(workers: int) -> ProcessPoolExecutor:
     """A new pinned pool (:func:`map_ordered` and :func:`call` share one, see :func:`shared`)."""
     if workers < 1:
         raise BiaslabError(f"fallacy: workers must be at least 1, got {workers}")
-    return ProcessPoolExecutor(
+    executor = ProcessPoolExecutor(
         max_workers=workers, mp_context=_PinnedContext(), initializer=_initialise
     )
+    table = getattr(executor, "_processes", None)  # empty until the first task: keep this dict
+    _WORKER_TABLES[executor] = table if table is not None else {}
+    return executor
+
+
+#: each pool's table of worker processes (pid -> process), the very dict its manager thread keeps
+#: up to date: ``shutdown`` drops the executor's own reference to it, and a retired pool's
+#: running tasks must still be stoppable (:func:`_stop_now`)
+_WORKER_TABLES: weakref.WeakKeyDictionary[ProcessPoolExecutor, dict[int, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+#: pools stopped on purpose (a caller's error or Ctrl-C): another thread's task that failed with
+#: one was not at fault, and :func:`call` runs it again on the current pool
+_STOPPED: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()
 
 
 class _Shared:
@@ -192,17 +207,15 @@ def _discard(executor: ProcessPoolExecutor) -> None:
     with _Shared.lock:
         if _Shared.executor is executor:
             _Shared.executor, _Shared.workers, _Shared.left = None, 0, 0
+        _STOPPED.add(executor)
     _stop_now(executor)
 
 
 def _stop_now(executor: ProcessPoolExecutor) -> None:
-    """Cancel the queued tasks and end the workers. ``ProcessPoolExecutor`` has no public way to
-    stop running tasks before Python 3.14 (``terminate_workers``), so its worker table is read."""
-    terminate = getattr(executor, "terminate_workers", None)
-    if terminate is not None:
-        terminate()
-        return
-    processes = list((getattr(executor, "_processes", None) or {}).values())
+    """Cancel the queued tasks and end the workers, a retired pool's too. ``ProcessPoolExecutor``
+    has no public way to stop running tasks before Python 3.14, and its ``terminate_workers``
+    finds no worker once the pool was shut down, so the table kept at its start is used."""
+    processes = list(_WORKER_TABLES.get(executor, {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
@@ -229,7 +242,7 @@ def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) ->
                 f"fallacy: a worker ran out of memory (limit {MEMORY_LIMIT // 1024**3} GiB "
                 "per worker)"
             ) from None
-        except BrokenProcessPool:
+        except (BrokenProcessPool, CancelledError):  # cancelled: another caller stopped the pool
             raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
         finally:
             if not finished and executor is not None:
@@ -238,18 +251,29 @@ def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) ->
 
 
 def call(function: Callable[..., R], *args: Any) -> R:
-    """``function(*args)`` in the process's pool (a pool that broke is replaced on the next
-    call; one whose caller was interrupted is stopped at once)."""
-    executor, (future,) = _submit(None, function, [args])
-    try:
-        return future.result()
-    except (BrokenProcessPool, KeyboardInterrupt):
-        _discard(executor)
-        raise
+    """``function(*args)`` in the process's pool. A pool that broke is replaced on the next call;
+    one whose caller was interrupted is stopped at once. A task lost because another caller
+    stopped the pool runs again on the current one (once)."""
+    for attempt in (1, 2):
+        executor, (future,) = _submit(None, function, [args])
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            _discard(executor)
+            raise
+        except (BrokenProcessPool, CancelledError):
+            if attempt == 1 and executor in _STOPPED:
+                continue
+            _discard(executor)
+            raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
+    raise AssertionError("unreachable")
 
 
 def shutdown() -> None:
-    """End the process's pool (at exit; the next call would start a new one)."""
+    """End the process's pool (the next call would start a new one). Registered at exit, where
+    it finds nothing left to cancel: ``concurrent.futures`` has already waited for every queued
+    task by then (its own exit hook runs first); a call that was interrupted stops its own pool's
+    workers (:func:`_discard`)."""
     with _Shared.lock:
         executor, _Shared.executor, _Shared.workers, _Shared.left = _Shared.executor, None, 0, 0
     if executor is not None:
@@ -259,8 +283,10 @@ def shutdown() -> None:
 def _forget_after_fork() -> None:
     """A forked child inherits the pool object but not its manager thread or its pipes' other
     ends: it must not use or shut it down, only start its own when it needs one."""
+    global _ENV_LOCK
     _Shared.executor, _Shared.workers, _Shared.left = None, 0, 0
     _Shared.lock = threading.Lock()
+    _ENV_LOCK = threading.Lock()  # a fork during another thread's worker start would hold it
 
 
 atexit.register(shutdown)
