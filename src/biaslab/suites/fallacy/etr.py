@@ -23,10 +23,10 @@ Two PyETR facts shape this module (both checked in the tests):
   so the same problems are given up on every run. One step escapes that count: ``query`` (and
   ``which``) list every subset of a set of matching pairs at once (``pyetr.tools.powerset``),
   which for 24 pairs is 16 million sets, more than a worker's memory (seed 3's problem 351 and
-  seed 0's problem 150 ended generation that way). So within a budget a set of more than :data:`MAX_SUBSET_PAIRS`
-  pairs is over budget before it is listed. The cap only turns such ends into rejections: the
-  largest set any completed inference listed in 1,500 generated problems had 20 pairs (one
-  million subsets, 86 CPU-s for its problem), the next largest 8.
+  seed 0's problem 150 ended generation that way). So within a budget a set of more than
+  :data:`MAX_SUBSET_PAIRS` pairs is over budget before it is listed. The cap only turns such ends
+  into rejections: the largest set any completed inference listed in 1,500 generated problems had
+  20 pairs (one million subsets, 86 CPU-s for its problem), the next largest 8.
 """
 
 from __future__ import annotations
