@@ -182,6 +182,17 @@ def test_the_tasks_record_what_the_finished_grid_expects() -> None:
         assert recorded_task_args(task_factory(suite), {}) == TASK_ARG_DEFAULTS
 
 
+def test_the_settings_a_finished_grid_ignores_are_inspects() -> None:
+    """The fast path keeps its own copy of Inspect's partition (importing Inspect is what it
+    avoids); it must be Inspect's exactly, not :data:`biaslab.identity.TRANSPORT_KEYS`, which
+    is ours for another purpose (what can change an answer)."""
+    from inspect_ai._eval.evalset import GENERATE_CONFIG_FIELDS_TO_EXCLUDE
+
+    from biaslab import grid as grid_module
+
+    assert frozenset(GENERATE_CONFIG_FIELDS_TO_EXCLUDE) == grid_module._TRANSPORT_SETTINGS
+
+
 def test_a_grid_cell_without_a_finished_log_runs_again(grid: Path, tmp_path: Path) -> None:
     """The cell whose log is gone runs (its items generated); the finished ones are only skipped.
     The gone cell is the oracle's defeasible run, the grid's smallest (6 samples)."""

@@ -167,7 +167,9 @@ REGISTERED_TASKS = frozenset({"defeasible", "entrenchment", "fallacy", "tokenbia
 #: (``tests/test_grid.py`` checks this against the built tasks)
 TASK_MAX_TOKENS_FIELD: Mapping[str, str] = {"entrenchment": "reasoner_max_tokens"}
 #: generation settings Inspect leaves out of a task's identity in an eval set (its
-#: ``GENERATE_CONFIG_FIELDS_TO_EXCLUDE``): a re-run with other values still reuses the log
+#: ``GENERATE_CONFIG_FIELDS_TO_EXCLUDE``): a re-run with other values still reuses the log. A
+#: copy, because importing Inspect is what the fast path avoids (a test keeps it equal); not
+#: :data:`biaslab.identity.TRANSPORT_KEYS`, which says what cannot change an answer
 _TRANSPORT_SETTINGS = frozenset(
     {
         "max_retries",
