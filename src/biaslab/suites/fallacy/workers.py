@@ -52,6 +52,7 @@ HASH_SEED = "0"
 MEMORY_LIMIT = 4 * 1024**3  # bytes of address space per worker
 TASKS_PER_WORKER = 500  # tasks per worker a pool is given before a fresh pool replaces it
 _ENV_LOCK = threading.Lock()
+_DIED = "fallacy: a worker process died (out of memory or killed)"
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -202,8 +203,8 @@ def _discard(executor: ProcessPoolExecutor) -> None:
     """Forget ``executor`` if it is still the process's pool (the next call starts a new one)
     and stop its workers now, tasks running or not: it broke, or its caller stopped (an error,
     Ctrl-C), whose running tasks would otherwise hold the interpreter's exit until they finished
-    (``concurrent.futures`` joins its pools at exit). Another thread's tasks on it fail as a
-    worker that died."""
+    (``concurrent.futures`` joins its pools at exit). Another thread's :func:`call` on it runs
+    again on a fresh pool."""
     with _Shared.lock:
         if _Shared.executor is executor:
             _Shared.executor, _Shared.workers, _Shared.left = None, 0, 0
@@ -243,7 +244,7 @@ def map_ordered(function: Callable[[T], R], tasks: Iterable[T], workers: int) ->
                 "per worker)"
             ) from None
         except (BrokenProcessPool, CancelledError):  # cancelled: another caller stopped the pool
-            raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
+            raise BiaslabError(_DIED) from None
         finally:
             if not finished and executor is not None:
                 _discard(executor)
@@ -265,7 +266,7 @@ def call(function: Callable[..., R], *args: Any) -> R:
             if attempt == 1 and executor in _STOPPED:
                 continue
             _discard(executor)
-            raise BiaslabError("fallacy: a worker process died (out of memory or killed)") from None
+            raise BiaslabError(_DIED) from None
     raise AssertionError("unreachable")
 
 
